@@ -1,0 +1,71 @@
+//! One viewport's worth of state: the camera, the GPU renderer handle and the scene the
+//! renderer draws, re-posed each frame without reallocating.
+
+use super::viewport::{CharacterScene, OrbitCamera, ViewportRenderer, viewport_ui};
+use crate::core::{Pose, Skeleton};
+use crate::io::SkinnedMesh;
+use eframe::egui;
+use glam::Mat4;
+use std::sync::{Arc, Mutex};
+
+pub struct CharacterView {
+    pub camera: OrbitCamera,
+    pub scene: Arc<CharacterScene>,
+    renderer: Arc<Mutex<Option<ViewportRenderer>>>,
+    world: Vec<Mat4>,
+    id_base: u64,
+    /// Frame the camera on the next draw (a new character was loaded).
+    pub needs_framing: bool,
+}
+
+impl CharacterView {
+    pub fn new(id_base: u64) -> Self {
+        Self {
+            camera: OrbitCamera::default(),
+            scene: Arc::new(CharacterScene::default()),
+            renderer: Arc::new(Mutex::new(None)),
+            world: Vec::new(),
+            id_base,
+            needs_framing: true,
+        }
+    }
+
+    /// Forward kinematics under `container` (the side's edited container), then skinning.
+    pub fn set_pose(
+        &mut self,
+        skeleton: &Skeleton,
+        container: Mat4,
+        pose: &Pose,
+        meshes: &[SkinnedMesh],
+    ) {
+        self.world.resize(skeleton.len(), Mat4::IDENTITY);
+        pose.world_matrices_under(skeleton, container, &mut self.world);
+        let scene = Arc::make_mut(&mut self.scene);
+        scene.set_pose(self.id_base, skeleton.parents(), meshes, &self.world);
+    }
+
+    pub fn clear(&mut self) {
+        self.scene = Arc::new(CharacterScene::default());
+        self.world.clear();
+        self.needs_framing = true;
+    }
+
+    /// Draws the viewport; returns what the user did in it.
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> super::viewport::ViewportResponse {
+        if self.needs_framing
+            && let Some((min, max)) = self.scene.bounds()
+        {
+            let size = ui.available_size();
+            self.camera.frame_in(min, max, size.x / size.y.max(1.0));
+            Arc::make_mut(&mut self.scene).bone_radius =
+                super::viewport::scene::suggested_bone_radius(min, max);
+            self.needs_framing = false;
+        }
+        viewport_ui(
+            ui,
+            &mut self.camera,
+            self.scene.clone(),
+            self.renderer.clone(),
+        )
+    }
+}

@@ -1,0 +1,83 @@
+//! The document being edited: a session (source, target, map, reference poses) plus where it
+//! is saved and whether it changed. The UI reads it; commands change it.
+
+use crate::io::ImportOptions;
+use crate::io::project::ProjectFile;
+use crate::session::Session;
+use std::path::{Path, PathBuf};
+
+pub struct Document {
+    pub session: Option<Session>,
+    pub project_path: Option<PathBuf>,
+    pub dirty: bool,
+    /// Bumped on every change; caches (the retargeter) key on it.
+    pub revision: u64,
+}
+
+impl Default for Document {
+    fn default() -> Self {
+        Self {
+            session: None,
+            project_path: None,
+            dirty: false,
+            revision: 1,
+        }
+    }
+}
+
+impl Document {
+    pub fn open_project(path: &Path) -> anyhow::Result<Self> {
+        let session = Session::from_project(path)?;
+        Ok(Self {
+            session: Some(session),
+            project_path: Some(path.to_path_buf()),
+            dirty: false,
+            revision: 1,
+        })
+    }
+
+    /// A new, unsaved document that maps `source` onto `target` automatically.
+    pub fn from_files(source: &Path, target: &Path) -> anyhow::Result<Self> {
+        let session = Session::automatic(source, target, &ImportOptions::default())?;
+        Ok(Self {
+            session: Some(session),
+            project_path: None,
+            dirty: true,
+            revision: 1,
+        })
+    }
+
+    pub fn save(&mut self, path: &Path) -> anyhow::Result<u64> {
+        let session = self
+            .session
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("nothing to save: load a source and a target first"))?;
+        let bytes = session.to_project().save(path)?;
+        self.project_path = Some(path.to_path_buf());
+        self.dirty = false;
+        Ok(bytes)
+    }
+
+    pub fn project(&self) -> Option<ProjectFile> {
+        self.session.as_ref().map(Session::to_project)
+    }
+
+    /// Marks an edit: unsaved, and every cache out of date.
+    pub fn touch(&mut self) {
+        self.dirty = true;
+        self.revision += 1;
+    }
+
+    /// "walk.ron* — Retarget Studio": the project's name, a star while unsaved.
+    pub fn title(&self) -> String {
+        let name = match (&self.project_path, &self.session) {
+            (Some(p), _) => p
+                .file_name()
+                .map_or("project".into(), |n| n.to_string_lossy().into_owned()),
+            (None, Some(_)) => "untitled".to_owned(),
+            (None, None) => "no project".to_owned(),
+        };
+        let star = if self.dirty { "*" } else { "" };
+        format!("{name}{star} — Retarget Studio")
+    }
+}

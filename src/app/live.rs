@@ -1,0 +1,44 @@
+//! The live retarget behind the right viewport: rebuilt when the document changes, then one
+//! allocation-free solve per drawn frame.
+
+use crate::core::{Pose, Retargeter};
+use crate::session::Session;
+
+pub struct LiveRetarget {
+    revision: u64,
+    clip: String,
+    retargeter: Retargeter,
+    source_rest: Pose,
+    pub source_pose: Pose,
+    pub target_pose: Pose,
+}
+
+impl LiveRetarget {
+    pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
+        let retargeter = session.retargeter()?;
+        let source_rest = Pose::rest(session.source.skeleton());
+        Ok(Self {
+            revision,
+            clip: clip.to_owned(),
+            retargeter,
+            source_pose: source_rest.clone(),
+            source_rest,
+            target_pose: Pose::rest(session.target.skeleton()),
+        })
+    }
+
+    pub fn is_current(&self, revision: u64, clip: &str) -> bool {
+        self.revision == revision && self.clip == clip
+    }
+
+    /// Samples the source clip at `time_secs` past its start and solves the target.
+    pub fn solve(&mut self, session: &Session, time_secs: f32) {
+        let Ok(clip) = session.source_clip(Some(&self.clip)) else {
+            return;
+        };
+        self.source_pose.copy_from(&self.source_rest);
+        clip.sample(clip.start_secs() + time_secs, &mut self.source_pose);
+        self.retargeter
+            .retarget_pose(&self.source_pose, &mut self.target_pose);
+    }
+}

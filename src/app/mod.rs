@@ -1,0 +1,76 @@
+//! The desktop editor: source and target side by side, both playing the same time, the
+//! target retargeted live. Document apart from UI state; panels push commands that are
+//! applied in one place after layout.
+
+mod character_view;
+pub mod command;
+pub mod document;
+mod export_task;
+mod live;
+pub mod panels;
+pub mod screenshot;
+pub mod studio;
+pub mod timeline;
+mod undo;
+mod validate;
+pub mod viewport;
+
+pub use screenshot::ScreenshotRequest;
+pub use studio::StudioApp;
+
+use eframe::egui;
+use std::path::PathBuf;
+
+/// How the editor starts.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    /// A project to open; `None` opens the bundled demo.
+    pub project: Option<PathBuf>,
+    /// Render, save the window's image and exit.
+    pub screenshot: Option<ScreenshotRequest>,
+    /// Window size in points.
+    pub size: Option<[f32; 2]>,
+    /// The tool tab to show (default: the last one used).
+    pub tab: Option<panels::Tab>,
+}
+
+/// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.
+pub fn demo_project() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/demo.ron")
+}
+
+/// When `run` was entered: the start of "launch to first frame".
+static LAUNCHED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+pub fn run(launch: Launch) -> anyhow::Result<()> {
+    LAUNCHED.get_or_init(std::time::Instant::now);
+    let size = launch.size.unwrap_or([1440.0, 860.0]);
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_title("Retarget Studio")
+        .with_inner_size(size)
+        .with_drag_and_drop(true);
+    if launch.screenshot.is_some() {
+        viewport = viewport.with_resizable(false);
+    }
+    let options = eframe::NativeOptions {
+        viewport,
+        depth_buffer: 24,
+        multisampling: 4,
+        // A screenshot run must be the size asked for, not the last session's.
+        persist_window: launch.screenshot.is_none(),
+        ..Default::default()
+    };
+    let outcome = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let outcome_for_app = outcome.clone();
+    eframe::run_native(
+        "Retarget Studio",
+        options,
+        Box::new(move |cc| Ok(Box::new(StudioApp::new(cc, launch, outcome_for_app)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))?;
+    let result = outcome.lock().ok().and_then(|mut o| o.take());
+    match result {
+        Some(Err(e)) => anyhow::bail!("{e}"),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,413 @@
+//! The bone-map editor: one row per target joint in hierarchy order, the source bone picked
+//! from a searchable list, per-bone modes, and a status that names what looks wrong.
+
+use super::PanelState;
+use crate::app::command::Command;
+use crate::core::{RotationMode, TranslationMode};
+use crate::session::{Edit, Session, rotation_name, translation_name};
+use eframe::egui;
+use egui_extras::{Column, TableBuilder};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sort {
+    #[default]
+    Hierarchy,
+    Name,
+    Confidence,
+}
+
+/// What looks wrong with one target joint's mapping, in words for a tooltip.
+pub fn problems(session: &Session, t: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let label = session.target.labels.get(t).copied().flatten();
+    let Some(pair) = session.map.for_target(t) else {
+        if let Some(l) = label {
+            out.push(format!(
+                "unmapped, though it looks like {}",
+                l.bone.as_str()
+            ));
+        }
+        return out;
+    };
+    if pair.confidence < 0.6 {
+        out.push(format!("low confidence ({:.2})", pair.confidence));
+    }
+    let others = session
+        .map
+        .pairs()
+        .iter()
+        .filter(|p| p.source == pair.source && p.target != t)
+        .count();
+    if others > 0 {
+        out.push(
+            "its source bone also drives another target bone (both twins on one bone?)".into(),
+        );
+    }
+    if chain_lengths_differ(session, pair.source, t) {
+        out.push("chain length differs: joints in between are blended".into());
+    }
+    out
+}
+
+/// The number of joints between this joint and its nearest mapped ancestor differs on the
+/// two sides (three source spine bones onto two target bones).
+fn chain_lengths_differ(session: &Session, source: usize, target: usize) -> bool {
+    let gap = |parents: &[Option<usize>], joint: usize, mapped: &dyn Fn(usize) -> bool| {
+        let mut n = 0;
+        let mut at = parents[joint];
+        while let Some(p) = at {
+            if mapped(p) {
+                return Some(n);
+            }
+            n += 1;
+            at = parents[p];
+        }
+        None
+    };
+    let tgt = gap(session.target.skeleton().parents(), target, &|j| {
+        session.map.for_target(j).is_some()
+    });
+    let src = gap(session.source.skeleton().parents(), source, &|j| {
+        session.map.pairs().iter().any(|p| p.source == j)
+    });
+    matches!((tgt, src), (Some(a), Some(b)) if a != b)
+}
+
+fn toolbar_ui(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        let buttons: [(&str, &str, Command); 4] = [
+            (
+                "Auto-map",
+                "Map every bone again from the humanoid labels",
+                Command::Edit(Edit::AutoMap {
+                    unmapped_only: false,
+                }),
+            ),
+            (
+                "Auto-map unmapped",
+                "Fill in only the unmapped bones",
+                Command::Edit(Edit::AutoMap {
+                    unmapped_only: true,
+                }),
+            ),
+            ("Clear", "Unmap every bone", Command::Edit(Edit::ClearMap)),
+            (
+                "Mirror L->R",
+                "Copy the left side's mapping onto the right",
+                Command::Edit(Edit::MirrorMap),
+            ),
+        ];
+        for (label, tip, command) in buttons {
+            if ui.button(label).on_hover_text(tip).clicked() {
+                commands.push(command);
+            }
+        }
+        if ui
+            .button("Swap sides")
+            .on_hover_text("The target becomes the source")
+            .clicked()
+        {
+            commands.push(Command::SwapSides);
+        }
+        if ui.button("Import map…").clicked() {
+            commands.push(Command::ImportMapDialog);
+        }
+        if ui.button("Export map…").clicked() {
+            commands.push(Command::ExportMapDialog);
+        }
+    });
+}
+
+pub fn bone_map_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    selected: Option<usize>,
+    state: &mut PanelState,
+    commands: &mut Vec<Command>,
+) {
+    toolbar_ui(ui, commands);
+    let tgt = session.target.skeleton();
+    let src = session.source.skeleton();
+    ui.horizontal(|ui| {
+        super::labelled(
+            ui,
+            "Filter",
+            egui::TextEdit::singleline(&mut state.map_filter).desired_width(120.0),
+        );
+        ui.checkbox(&mut state.problems_only, "Problems only");
+        egui::ComboBox::new("map_sort", "Sort")
+            .selected_text(format!("{:?}", state.sort))
+            .show_ui(ui, |ui| {
+                for s in [Sort::Hierarchy, Sort::Name, Sort::Confidence] {
+                    ui.selectable_value(&mut state.sort, s, format!("{s:?}"));
+                }
+            });
+    });
+    let filter = state.map_filter.to_lowercase();
+    let mut rows: Vec<usize> = (0..tgt.len())
+        .filter(|&t| {
+            let pair = session.map.for_target(t);
+            let text = format!(
+                "{} {} {}",
+                tgt.names()[t],
+                pair.map_or("", |p| src.names()[p.source].as_str()),
+                pair.and_then(|p| p.bone).map_or("", |b| b.as_str())
+            );
+            (filter.is_empty() || text.to_lowercase().contains(&filter))
+                && (!state.problems_only || !problems(session, t).is_empty())
+        })
+        .collect();
+    match state.sort {
+        Sort::Hierarchy => {}
+        Sort::Name => rows.sort_by_key(|&t| tgt.names()[t].to_lowercase()),
+        Sort::Confidence => rows.sort_by(|&a, &b| {
+            let c = |t| session.map.for_target(t).map_or(-1.0, |p| p.confidence);
+            c(a).total_cmp(&c(b))
+        }),
+    }
+    ui.label(format!(
+        "{} of {} target joints mapped; {} shown",
+        session.map.len(),
+        tgt.len(),
+        rows.len()
+    ));
+    table_ui(ui, session, &rows, selected, state, commands);
+}
+
+fn table_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    rows: &[usize],
+    selected: Option<usize>,
+    state: &mut PanelState,
+    commands: &mut Vec<Command>,
+) {
+    let tgt = session.target.skeleton();
+    let depth = |j: usize| std::iter::successors(tgt.parents()[j], |&p| tgt.parents()[p]).count();
+    let indent = state.sort == Sort::Hierarchy;
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+    TableBuilder::new(ui)
+        .striped(true)
+        .sense(egui::Sense::click())
+        .column(
+            Column::initial(130.0)
+                .at_least(60.0)
+                .resizable(true)
+                .clip(true),
+        )
+        .column(Column::initial(110.0).at_least(60.0).resizable(true))
+        .column(Column::initial(90.0).resizable(true).clip(true))
+        .column(Column::initial(70.0))
+        .column(Column::initial(80.0))
+        .column(Column::initial(80.0))
+        .column(Column::remainder())
+        .header(20.0, |mut header| {
+            for title in [
+                "Target bone",
+                "Source bone",
+                "Humanoid",
+                "How",
+                "Mode",
+                "Translation",
+                "",
+            ] {
+                header.col(|ui| {
+                    ui.strong(title);
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(20.0, rows.len(), |mut row| {
+                let t = rows[row.index()];
+                row.set_selected(selected == Some(t));
+                let pair = session.map.for_target(t);
+                let mut clicked = false;
+                let name_text = tgt.names()[t].as_str();
+                row.col(|ui| {
+                    ui.horizontal(|ui| {
+                        if indent {
+                            ui.add_space(8.0 * depth(t).min(10) as f32);
+                        }
+                        let name =
+                            ui.add(egui::Label::new(&tgt.names()[t]).sense(egui::Sense::click()));
+                        clicked |= name.clicked();
+                    });
+                });
+                row.col(|ui| {
+                    source_combo(
+                        ui,
+                        session,
+                        t,
+                        name_text,
+                        &mut state.source_search,
+                        commands,
+                    )
+                });
+                row.col(|ui| {
+                    let bone = pair.and_then(|p| p.bone).or(session
+                        .target
+                        .labels
+                        .get(t)
+                        .copied()
+                        .flatten()
+                        .map(|l| l.bone));
+                    ui.label(bone.map_or("", |b| b.as_str()));
+                });
+                row.col(|ui| {
+                    if let Some(p) = pair {
+                        ui.label(format!("{} {:.2}", p.method.name(), p.confidence));
+                    }
+                });
+                row.col(|ui| mode_combo(ui, t, name_text, pair.map(|p| p.rotation), commands));
+                row.col(|ui| {
+                    translation_combo(ui, t, name_text, pair.map(|p| p.translation), commands)
+                });
+                row.col(|ui| status_ui(ui, session, t));
+                if clicked || row.response().clicked() {
+                    commands.push(Command::SelectTargetJoint(Some(t)));
+                }
+            });
+        });
+}
+
+fn source_combo(
+    ui: &mut egui::Ui,
+    session: &Session,
+    t: usize,
+    row_label: &str,
+    search: &mut String,
+    commands: &mut Vec<Command>,
+) {
+    let src = session.source.skeleton();
+    let current = session.map.for_target(t).map(|p| p.source);
+    let text = current.map_or("—".to_owned(), |s| src.names()[s].clone());
+    let combo = egui::ComboBox::from_id_salt(("source_of", t))
+        .selected_text(text)
+        .width(105.0)
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        .show_ui(ui, |ui| {
+            super::labelled(ui, "Search", egui::TextEdit::singleline(search));
+            let needle = search.to_lowercase();
+            if ui.selectable_label(current.is_none(), "(none)").clicked() {
+                if current.is_some() {
+                    commands.push(Command::Edit(Edit::MapBone {
+                        target: t,
+                        source: None,
+                    }));
+                }
+                ui.close();
+            }
+            for (s, name) in src.names().iter().enumerate() {
+                if !needle.is_empty() && !name.to_lowercase().contains(&needle) {
+                    continue;
+                }
+                if ui.selectable_label(current == Some(s), name).clicked() {
+                    if current != Some(s) {
+                        commands.push(Command::Edit(Edit::MapBone {
+                            target: t,
+                            source: Some(s),
+                        }));
+                    }
+                    ui.close();
+                }
+            }
+        });
+    name_widget(&combo.response, format!("{row_label} source"));
+}
+
+/// A small picker of one of `options`, named by the row's bone for screen readers.
+fn mode_picker<T: Copy + PartialEq>(
+    ui: &mut egui::Ui,
+    id: (&str, usize),
+    row_label: &str,
+    current: T,
+    options: &[T],
+    name: fn(T) -> &'static str,
+) -> Option<T> {
+    let mut picked = None;
+    let combo = egui::ComboBox::from_id_salt(id)
+        .selected_text(name(current))
+        .width(75.0)
+        .show_ui(ui, |ui| {
+            for &m in options {
+                if ui.selectable_label(m == current, name(m)).clicked() && m != current {
+                    picked = Some(m);
+                }
+            }
+        });
+    name_widget(&combo.response, format!("{row_label} {}", id.0));
+    picked
+}
+
+/// Gives a table cell's combo an accessible name ("Left elbow source") for screen readers
+/// and UI tests; the row's bone name alone would be ambiguous.
+fn name_widget(response: &egui::Response, name: String) {
+    response.widget_info(move || {
+        egui::WidgetInfo::labeled(egui::accesskit::Role::ComboBox, true, &name)
+    });
+}
+
+fn mode_combo(
+    ui: &mut egui::Ui,
+    t: usize,
+    row_label: &str,
+    mode: Option<RotationMode>,
+    commands: &mut Vec<Command>,
+) {
+    let Some(mode) = mode else { return };
+    let options = [RotationMode::RestRelative, RotationMode::Absolute];
+    if let Some(m) = mode_picker(
+        ui,
+        ("rotation", t),
+        row_label,
+        mode,
+        &options,
+        rotation_name,
+    ) {
+        commands.push(Command::Edit(Edit::SetRotationMode { target: t, mode: m }));
+    }
+}
+
+fn translation_combo(
+    ui: &mut egui::Ui,
+    t: usize,
+    row_label: &str,
+    mode: Option<TranslationMode>,
+    commands: &mut Vec<Command>,
+) {
+    let Some(mode) = mode else { return };
+    let options = [
+        TranslationMode::None,
+        TranslationMode::HipsScaled,
+        TranslationMode::Copy,
+        TranslationMode::InPlace,
+    ];
+    if let Some(m) = mode_picker(
+        ui,
+        ("translation", t),
+        row_label,
+        mode,
+        &options,
+        translation_name,
+    ) {
+        commands.push(Command::Edit(Edit::SetTranslationMode {
+            target: t,
+            mode: m,
+        }));
+    }
+}
+
+fn status_ui(ui: &mut egui::Ui, session: &Session, t: usize) {
+    let problems = problems(session, t);
+    if problems.is_empty() {
+        return;
+    }
+    let color = if session.map.for_target(t).is_none() {
+        egui::Color32::GRAY
+    } else {
+        egui::Color32::from_rgb(240, 180, 60)
+    };
+    ui.label(egui::RichText::new("(!)").color(color).strong())
+        .on_hover_text(problems.join("\n"));
+}

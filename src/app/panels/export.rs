@@ -1,0 +1,197 @@
+//! The export panel: format, clips, frame rate and output path, then Export.
+
+use crate::app::command::Command;
+use crate::core::TranslationMode;
+use crate::session::{ExportFormat, ExportJob, KeyReduction, Session, translation_name};
+use eframe::egui;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+pub type ExportRequest = ExportJob;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum FpsChoice {
+    #[default]
+    Source,
+    Fixed(u32),
+    Custom(f32),
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExportForm {
+    pub format: ExportFormat,
+    pub all_clips: bool,
+    pub fps: FpsChoice,
+    pub path: String,
+    pub reduce: bool,
+    pub tolerance: KeyReduction,
+    /// `None`: as the bone map says.
+    pub root_motion: Option<TranslationMode>,
+}
+
+impl ExportForm {
+    fn fps(&self) -> Option<f32> {
+        match self.fps {
+            FpsChoice::Source => None,
+            FpsChoice::Fixed(f) => Some(f as f32),
+            FpsChoice::Custom(f) => Some(f.max(1.0)),
+        }
+    }
+
+    fn extension(&self) -> &'static str {
+        match self.format {
+            ExportFormat::Bvh => "bvh",
+            _ => "glb",
+        }
+    }
+}
+
+pub fn export_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    clip: Option<&str>,
+    form: &mut ExportForm,
+    commands: &mut Vec<Command>,
+) {
+    ui.label("Format");
+    ui.radio_value(
+        &mut form.format,
+        ExportFormat::GlbWithCharacter,
+        "GLB: the target character with the clips",
+    );
+    ui.radio_value(
+        &mut form.format,
+        ExportFormat::GlbAnimationOnly,
+        "GLB: skeleton and clips only",
+    );
+    ui.radio_value(
+        &mut form.format,
+        ExportFormat::Bvh,
+        "BVH: the target skeleton (one file per clip)",
+    );
+    ui.separator();
+    let clips = session.source.clips();
+    ui.horizontal(|ui| {
+        ui.label("Clips");
+        ui.radio_value(
+            &mut form.all_clips,
+            false,
+            format!("current ({})", clip.unwrap_or("first")),
+        );
+        ui.radio_value(&mut form.all_clips, true, format!("all {}", clips.len()));
+    });
+    ui.horizontal(|ui| {
+        ui.label("Frame rate");
+        ui.radio_value(&mut form.fps, FpsChoice::Source, "source");
+        for f in [24, 30, 60] {
+            ui.radio_value(&mut form.fps, FpsChoice::Fixed(f), f.to_string());
+        }
+        let mut custom = match form.fps {
+            FpsChoice::Custom(f) => f,
+            _ => 120.0,
+        };
+        let is_custom = matches!(form.fps, FpsChoice::Custom(_));
+        if ui.selectable_label(is_custom, "custom").clicked()
+            || (is_custom
+                && ui
+                    .add(egui::DragValue::new(&mut custom).range(1.0..=480.0))
+                    .changed())
+        {
+            form.fps = FpsChoice::Custom(custom);
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut form.reduce, "Reduce keys within");
+        let degrees = egui::DragValue::new(&mut form.tolerance.degrees)
+            .speed(0.01)
+            .range(0.0..=10.0)
+            .suffix("°");
+        super::labelled(ui, "angle", degrees);
+        let mm = egui::DragValue::new(&mut form.tolerance.millimetres)
+            .speed(0.05)
+            .range(0.0..=100.0)
+            .suffix(" mm");
+        super::labelled(ui, "distance", mm);
+    });
+    ui.horizontal(|ui| {
+        ui.label("Root motion");
+        ui.radio_value(&mut form.root_motion, None, "as mapped");
+        for mode in [
+            TranslationMode::HipsScaled,
+            TranslationMode::Copy,
+            TranslationMode::InPlace,
+        ] {
+            let name = match mode {
+                TranslationMode::Copy => "keep",
+                other => translation_name(other),
+            };
+            ui.radio_value(&mut form.root_motion, Some(mode), name);
+        }
+    });
+    ui.separator();
+    if form.path.is_empty() {
+        let stem = session
+            .target
+            .path
+            .file_stem()
+            .map_or("export".into(), |s| s.to_string_lossy().into_owned());
+        form.path = std::env::temp_dir()
+            .join(format!("{stem}_retargeted.{}", form.extension()))
+            .display()
+            .to_string();
+    }
+    ui.horizontal(|ui| {
+        super::labelled(
+            ui,
+            "Output",
+            egui::TextEdit::singleline(&mut form.path).desired_width(300.0),
+        );
+        if ui.button("Browse…").clicked()
+            && let Some(p) = rfd::FileDialog::new()
+                .add_filter("export", &[form.extension()])
+                .save_file()
+        {
+            form.path = p.display().to_string();
+        }
+    });
+    if ui.button("Export clips").clicked() {
+        let names = if form.all_clips {
+            clips.iter().map(|c| Some(c.name.clone())).collect()
+        } else {
+            vec![clip.map(str::to_owned)]
+        };
+        let mut out = PathBuf::from(&form.path);
+        out.set_extension(form.extension());
+        commands.push(Command::ExportWith(ExportJob {
+            format: form.format,
+            clips: names,
+            fps: form.fps(),
+            out,
+            reduce: form.reduce.then_some(form.tolerance),
+            root_motion: form.root_motion,
+        }));
+    }
+}
+
+/// While an export runs: a bar of clips done, and Cancel.
+pub fn progress_ui(
+    ui: &mut egui::Ui,
+    progress: Option<(usize, usize)>,
+    commands: &mut Vec<Command>,
+) {
+    let Some((done, total)) = progress else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        let fraction = done as f32 / total.max(1) as f32;
+        ui.add(
+            egui::ProgressBar::new(fraction)
+                .text(format!("{done} of {total} clips"))
+                .desired_width(260.0),
+        );
+        if ui.button("Cancel").clicked() {
+            commands.push(Command::CancelExport);
+        }
+    });
+}

@@ -1,0 +1,106 @@
+//! The right-hand tool panel: one tab per tool. Panels read the document and push commands;
+//! nothing here changes the session directly.
+
+mod bone_map;
+mod export;
+mod pose;
+
+pub use export::ExportRequest;
+
+use super::command::Command;
+use super::document::Document;
+use super::undo::UndoStack;
+use eframe::egui;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tab {
+    #[default]
+    BoneMap,
+    Pose,
+    Export,
+    History,
+}
+
+/// UI-only state of the panels (filters, which side the pose tools edit, export form).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PanelState {
+    pub map_filter: String,
+    pub problems_only: bool,
+    pub sort: bone_map::Sort,
+    #[serde(skip)]
+    pub source_search: String,
+    pub pose_side_is_source: bool,
+    pub export: export::ExportForm,
+}
+
+/// What the panels read.
+pub struct Tools<'a> {
+    pub doc: &'a Document,
+    pub undo: &'a UndoStack,
+    pub selected: Option<usize>,
+    pub clip: Option<&'a str>,
+    /// Clips done and in all, while an export runs.
+    pub export_progress: Option<(usize, usize)>,
+}
+
+pub fn tools_ui(
+    ui: &mut egui::Ui,
+    tools: &Tools,
+    tab: &mut Tab,
+    state: &mut PanelState,
+    commands: &mut Vec<Command>,
+) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(tab, Tab::BoneMap, "Bone map");
+        ui.selectable_value(tab, Tab::Pose, "Pose");
+        ui.selectable_value(tab, Tab::Export, "Export");
+        ui.selectable_value(tab, Tab::History, "History");
+    });
+    ui.separator();
+    let Some(session) = &tools.doc.session else {
+        ui.label("Open a project (File > Open project) or load a source and a target.");
+        return;
+    };
+    match tab {
+        Tab::BoneMap => bone_map::bone_map_ui(ui, session, tools.selected, state, commands),
+        Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
+        Tab::Export => {
+            export::export_ui(ui, session, tools.clip, &mut state.export, commands);
+            export::progress_ui(ui, tools.export_progress, commands);
+        }
+        Tab::History => history_ui(ui, tools.undo, commands),
+    }
+}
+
+/// A widget named by the label before it, so screen readers (and UI tests) can find it.
+pub(crate) fn labelled(
+    ui: &mut egui::Ui,
+    label: &str,
+    widget: impl egui::Widget,
+) -> egui::Response {
+    let label = ui.label(label);
+    ui.add(widget).labelled_by(label.id)
+}
+
+fn history_ui(ui: &mut egui::Ui, undo: &UndoStack, commands: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(undo.undo_label().is_some(), egui::Button::new("Undo"))
+            .clicked()
+        {
+            commands.push(Command::Undo);
+        }
+        if ui
+            .add_enabled(undo.redo_label().is_some(), egui::Button::new("Redo"))
+            .clicked()
+        {
+            commands.push(Command::Redo);
+        }
+    });
+    ui.label("Edits, oldest first:");
+    for (i, label) in undo.history().enumerate() {
+        ui.label(format!("{:3}. {label}", i + 1));
+    }
+}

@@ -1,0 +1,253 @@
+//! `retarget-studio inspect FILE [--json]`: what a file holds, for people and for scripts.
+//! The JSON shape is documented in the README and kept stable.
+
+use crate::core::{Axis, Pose, Skeleton, Transform, Unit, figure_extent};
+use crate::io::{Asset, ImportOptions};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// The file to read (.gltf, .glb, .vrm, .vrma, .bvh).
+    pub file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// BVH: the file's length unit instead of the detected one (m, cm, mm, in, cmu).
+    #[arg(long, value_parser = super::parse_unit)]
+    pub unit: Option<Unit>,
+    /// BVH: the file's up axis instead of the detected one (+Y, -Z, ...).
+    #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
+    pub up: Option<Axis>,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    pub file: String,
+    pub format: &'static str,
+    pub unit: UnitReport,
+    pub up: UpReport,
+    pub skeletons: Vec<SkeletonReport>,
+    pub clips: Vec<ClipReport>,
+    pub meshes: Vec<MeshReport>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct UnitReport {
+    pub name: &'static str,
+    pub metres: f32,
+    pub source: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct UpReport {
+    pub axis: &'static str,
+    pub source: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct TrsReport {
+    pub translation: [f32; 3],
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+}
+
+impl From<Transform> for TrsReport {
+    fn from(t: Transform) -> Self {
+        Self {
+            translation: t.translation.to_array(),
+            rotation: t.rotation.to_array(),
+            scale: t.scale.to_array(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct SkeletonReport {
+    pub name: String,
+    pub container: TrsReport,
+    /// Height of the rest pose in world units (container applied).
+    pub height: f32,
+    pub joints: Vec<JointReport>,
+}
+
+#[derive(Serialize)]
+pub struct JointReport {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub translation: [f32; 3],
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+    pub humanoid: Option<&'static str>,
+    pub bind: TrsReport,
+}
+
+#[derive(Serialize)]
+pub struct ClipReport {
+    pub name: String,
+    pub skeleton: usize,
+    pub duration: f32,
+    pub start: f32,
+    pub frames: usize,
+    pub fps: Option<f32>,
+    pub animated_joints: usize,
+}
+
+#[derive(Serialize)]
+pub struct MeshReport {
+    pub name: String,
+    pub skeleton: usize,
+    pub primitives: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+}
+
+pub fn report(asset: &Asset) -> Report {
+    Report {
+        file: asset.path.display().to_string(),
+        format: asset.format.name(),
+        unit: UnitReport {
+            name: asset.unit.name(),
+            metres: asset.unit.metres(),
+            source: asset.unit_source.name(),
+        },
+        up: UpReport {
+            axis: asset.up.name(),
+            source: asset.up_source.name(),
+        },
+        skeletons: asset.skeletons.iter().map(skeleton_report).collect(),
+        clips: asset
+            .clips
+            .iter()
+            .map(|c| ClipReport {
+                name: c.clip.name.clone(),
+                skeleton: c.skeleton,
+                duration: c.clip.duration_secs(),
+                start: c.clip.start_secs(),
+                frames: c.clip.frame_count(),
+                fps: c.clip.fps(),
+                animated_joints: c.clip.animated_joint_count(),
+            })
+            .collect(),
+        meshes: asset
+            .meshes
+            .iter()
+            .map(|m| MeshReport {
+                name: m.name.clone(),
+                skeleton: m.skeleton,
+                primitives: m.primitives.len(),
+                vertices: m.vertex_count(),
+                triangles: m.triangle_count(),
+            })
+            .collect(),
+        warnings: asset.warnings.clone(),
+    }
+}
+
+fn skeleton_report(s: &Skeleton) -> SkeletonReport {
+    let joints = (0..s.len())
+        .map(|i| {
+            let rest = s.rest()[i];
+            JointReport {
+                name: s.names()[i].clone(),
+                parent: s.parents()[i],
+                translation: rest.translation.to_array(),
+                rotation: rest.rotation.to_array(),
+                scale: rest.scale.to_array(),
+                humanoid: s.humanoid()[i].map(|h| h.as_str()),
+                bind: s.bind()[i].into(),
+            }
+        })
+        .collect();
+    SkeletonReport {
+        name: s.name.clone(),
+        container: Transform::from_mat4(s.container()).into(),
+        height: figure_extent(s, &Pose::rest(s)).height,
+        joints,
+    }
+}
+
+pub fn run(args: &InspectArgs) -> anyhow::Result<String> {
+    let options = ImportOptions {
+        unit: args.unit,
+        up: args.up,
+    };
+    let asset = crate::io::load(&args.file, &options)?;
+    let report = report(&asset);
+    if args.json {
+        Ok(serde_json::to_string_pretty(&report)? + "\n")
+    } else {
+        Ok(text(&report))
+    }
+}
+
+fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({})", r.file, r.format);
+    let _ = writeln!(
+        out,
+        "unit: {} ({} m, {})   up: {} ({})",
+        r.unit.name, r.unit.metres, r.unit.source, r.up.axis, r.up.source
+    );
+    for (i, s) in r.skeletons.iter().enumerate() {
+        let c = &s.container;
+        let _ = writeln!(
+            out,
+            "\nskeleton {i} '{}': {} joints, rest height {:.3}\n  container: t {:?} r {:?} s {:?}",
+            s.name,
+            s.joints.len(),
+            s.height,
+            c.translation,
+            c.rotation,
+            c.scale
+        );
+        let _ = writeln!(
+            out,
+            "  {:>3}  {:<28} {:>6}  {:<18} {:<34} {:<40} scale",
+            "#", "joint", "parent", "humanoid", "translation", "rotation (xyzw)"
+        );
+        for (j, joint) in s.joints.iter().enumerate() {
+            let parent = joint.parent.map_or("-".to_owned(), |p| p.to_string());
+            let _ = writeln!(
+                out,
+                "  {j:>3}  {:<28} {parent:>6}  {:<18} {:<34} {:<40} {}",
+                joint.name,
+                joint.humanoid.unwrap_or("-"),
+                fmt_vec(&joint.translation),
+                fmt_vec(&joint.rotation),
+                fmt_vec(&joint.scale)
+            );
+        }
+    }
+    let _ = writeln!(out, "\nclips: {}", r.clips.len());
+    for c in &r.clips {
+        let fps = c.fps.map_or("-".to_owned(), |f| format!("{f:.3}"));
+        let _ = writeln!(
+            out,
+            "  '{}' (skeleton {}): {:.3} s from {:.3} s, {} frames, {fps} fps, {} joints animated",
+            c.name, c.skeleton, c.duration, c.start, c.frames, c.animated_joints
+        );
+    }
+    let _ = writeln!(out, "\nmeshes: {}", r.meshes.len());
+    for m in &r.meshes {
+        let _ = writeln!(
+            out,
+            "  '{}' (skeleton {}): {} primitives, {} vertices, {} triangles",
+            m.name, m.skeleton, m.primitives, m.vertices, m.triangles
+        );
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(out, "\nwarnings:");
+        for w in &r.warnings {
+            let _ = writeln!(out, "  {w}");
+        }
+    }
+    out
+}
+
+fn fmt_vec(v: &[f32]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
+    format!("[{}]", parts.join(", "))
+}

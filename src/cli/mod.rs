@@ -1,0 +1,109 @@
+//! The headless commands, on core, io and the session only.
+
+pub mod dump;
+pub mod inspect;
+pub mod map;
+pub mod retarget;
+
+use crate::core::{Axis, Unit};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "retarget-studio",
+    version,
+    about = "Retargets skeletal animation between characters. Without a command, opens the editor."
+)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// A project to open in the editor (default: the bundled demo).
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the skeletons, clips, meshes, unit and up axis of a glTF/GLB/VRM/BVH file.
+    Inspect(inspect::InspectArgs),
+    /// Map a source's bones onto a target's; print the map, optionally save a project.
+    Map(map::MapArgs),
+    /// Retarget a source clip onto a target character and write GLB or BVH.
+    Retarget(retarget::RetargetArgs),
+    /// World joint positions per frame as JSON (the format of shared/tools/pose-dump).
+    DumpPose(dump::DumpArgs),
+    /// Open the editor on a project (or the demo), render a frame, save a PNG and exit.
+    Screenshot(ScreenshotArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ScreenshotArgs {
+    /// The project to show (default: the bundled demo).
+    pub project: Option<PathBuf>,
+    /// Where to write the PNG.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The frame of the source clip to show (default: the first).
+    #[arg(long)]
+    pub frame: Option<usize>,
+    /// Window size in points, as WxH.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<[f32; 2]>,
+    /// The tool tab to show: bone-map, pose, export or history.
+    #[arg(long)]
+    pub tab: Option<String>,
+}
+
+pub fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not WxH"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| *v >= 200.0 && *v <= 8192.0)
+    };
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok([w, h]),
+        _ => Err(format!("'{s}': width and height must be 200..8192")),
+    }
+}
+
+/// The source and target files of a command.
+#[derive(clap::Args, Debug)]
+pub struct SideArgs {
+    /// The animated file (GLB/glTF/VRM/BVH).
+    #[arg(long)]
+    pub source: PathBuf,
+    /// The character to animate (GLB/glTF/VRM).
+    #[arg(long)]
+    pub target: PathBuf,
+    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    #[arg(long, value_parser = parse_unit)]
+    pub unit: Option<Unit>,
+    /// BVH source: its up axis instead of the detected one (+Y, -Z, ...).
+    #[arg(long, value_parser = parse_axis, allow_hyphen_values = true)]
+    pub up: Option<Axis>,
+}
+
+impl SideArgs {
+    pub fn import_options(&self) -> crate::io::ImportOptions {
+        crate::io::ImportOptions {
+            unit: self.unit,
+            up: self.up,
+        }
+    }
+}
+
+/// Exit code for bad input (a file that cannot be read or understood).
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+pub fn parse_unit(s: &str) -> Result<Unit, String> {
+    Unit::parse(s).ok_or_else(|| format!("unknown unit '{s}' (m, cm, mm, in, cmu)"))
+}
+
+pub fn parse_axis(s: &str) -> Result<Axis, String> {
+    Axis::parse(s).ok_or_else(|| format!("unknown axis '{s}' (+X, -X, +Y, -Y, +Z, -Z)"))
+}

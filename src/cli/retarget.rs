@@ -1,0 +1,148 @@
+//! `retarget-studio retarget`: a source clip onto a target character, written as GLB or BVH.
+//! Without a project it automaps and auto-aligns.
+
+use crate::io::project::ProjectFile;
+use crate::session::{ExportFormat, ExportJob, KeyReduction, Session};
+use anyhow::bail;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct RetargetArgs {
+    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// The character to animate (GLB/glTF/VRM); optional with --project.
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// The clip to retarget (default: the project's, else the first).
+    #[arg(long, conflicts_with = "all_clips")]
+    pub clip: Option<String>,
+    /// Retarget every clip of the source.
+    #[arg(long)]
+    pub all_clips: bool,
+    /// A project file (map, reference poses); without one the map is automatic.
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// Output file: .glb (the target with the clips added) or .bvh.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output frame rate (default: the source clip's).
+    #[arg(long)]
+    pub fps: Option<f32>,
+    /// GLB only: write the skeleton and clips without the target's meshes.
+    #[arg(long)]
+    pub animation_only: bool,
+    /// Drop keys that interpolation reproduces within this many degrees (with --reduce-mm).
+    #[arg(long)]
+    pub reduce_deg: Option<f32>,
+    /// Drop keys that interpolation reproduces within this many millimetres.
+    #[arg(long)]
+    pub reduce_mm: Option<f32>,
+    /// Root motion: hips-scaled (default), copy (unscaled) or in-place.
+    #[arg(long, value_parser = parse_root_motion)]
+    pub root_motion: Option<crate::core::TranslationMode>,
+    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    #[arg(long, value_parser = super::parse_unit)]
+    pub unit: Option<crate::core::Unit>,
+    /// BVH source: its up axis instead of the detected one.
+    #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
+    pub up: Option<crate::core::Axis>,
+}
+
+fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
+    use crate::core::TranslationMode::*;
+    match s {
+        "hips-scaled" => Ok(HipsScaled),
+        "copy" => Ok(Copy),
+        "in-place" => Ok(InPlace),
+        _ => Err(format!("'{s}': hips-scaled, copy or in-place")),
+    }
+}
+
+fn open_session(args: &RetargetArgs) -> anyhow::Result<Session> {
+    match &args.project {
+        Some(p) => {
+            let mut project = ProjectFile::load(p)?;
+            if let Some(s) = &args.source {
+                project.source.path = s.clone();
+            }
+            if let Some(t) = &args.target {
+                project.target.path = t.clone();
+            }
+            Ok(Session::from_project_file(project)?)
+        }
+        None => {
+            let (Some(s), Some(t)) = (&args.source, &args.target) else {
+                bail!("--source and --target are needed without --project");
+            };
+            let options = crate::io::ImportOptions {
+                unit: args.unit,
+                up: args.up,
+            };
+            Ok(Session::automatic(s, t, &options)?)
+        }
+    }
+}
+
+pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
+    let started = Instant::now();
+    let session = open_session(args)?;
+    let clips: Vec<Option<String>> = if args.all_clips {
+        session
+            .source
+            .clips()
+            .iter()
+            .map(|c| Some(c.name.clone()))
+            .collect()
+    } else {
+        vec![args.clip.clone()]
+    };
+    if clips.is_empty() {
+        bail!(
+            "{}: the file has no clip to retarget",
+            session.source.path.display()
+        );
+    }
+    let Some(format) = ExportFormat::from_path(&args.out, args.animation_only) else {
+        bail!(
+            "{}: the output must end in .glb or .bvh",
+            args.out.display()
+        );
+    };
+    let reduce = (args.reduce_deg.is_some() || args.reduce_mm.is_some()).then(|| {
+        let d = KeyReduction::default();
+        KeyReduction {
+            degrees: args.reduce_deg.unwrap_or(d.degrees),
+            millimetres: args.reduce_mm.unwrap_or(d.millimetres),
+        }
+    });
+    let job = ExportJob {
+        format,
+        clips,
+        fps: args.fps,
+        out: args.out.clone(),
+        reduce,
+        root_motion: args.root_motion,
+    };
+    let summary = session.export(&job)?;
+    let mut out = String::new();
+    if let Some((before, after)) = summary.reduced {
+        let _ = writeln!(out, "key reduction: {before} keys -> {after}");
+    }
+    for (path, bytes) in &summary.files {
+        let _ = writeln!(
+            out,
+            "wrote {} ({bytes} bytes): {} clip(s), {} keys",
+            path.display(),
+            summary.clips,
+            summary.keys
+        );
+    }
+    for note in &summary.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let _ = writeln!(out, "done in {:.2} s", started.elapsed().as_secs_f32());
+    Ok(out)
+}

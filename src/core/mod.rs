@@ -1,0 +1,25 @@
+//! The retargeting core: pure Rust on glam, no GUI, no file formats.
+
+pub mod clip;
+pub mod humanoid;
+pub mod pose;
+pub mod profile;
+pub mod skeleton;
+pub mod transform;
+
+pub use clip::{Clip, ClipError, Interpolation, JointTracks, Track};
+pub use humanoid::HumanBone;
+pub use pose::Pose;
+pub use skeleton::{JointDef, Skeleton, SkeletonError};
+pub use transform::Transform;
+pub mod units;
+pub use units::{Axis, FigureExtent, Unit, figure_extent};
+pub mod mapping;
+pub mod reference;
+pub mod retarget;
+pub use mapping::{BoneMap, BonePair, MapMethod, RotationMode, SideLabel, TranslationMode};
+pub use reference::{ContainerEdit, PoseSource, ReferencePose};
+pub use retarget::{RetargetClipOptions, RetargetError, Retargeter};
+pub mod align;
+pub mod mirror;
+pub mod reduce;

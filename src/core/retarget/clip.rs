@@ -1,0 +1,113 @@
+//! Whole clips: sample the source at the output rate, solve each frame, key the result.
+
+use super::Retargeter;
+use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
+use crate::core::pose::Pose;
+use crate::core::skeleton::Skeleton;
+use glam::Quat;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RetargetClipOptions {
+    /// Output frame rate; `None` takes the source clip's native rate (or 30).
+    pub fps: Option<f32>,
+}
+
+/// Makes consecutive rotation keys lie in one hemisphere (`dot >= 0`), so interpolation
+/// takes the short way and no key flips sign (invariant 6).
+pub fn make_continuous(keys: &mut [Quat]) {
+    for k in 1..keys.len() {
+        if keys[k].dot(keys[k - 1]) < 0.0 {
+            keys[k] = -keys[k];
+        }
+    }
+}
+
+impl Retargeter {
+    /// Retargets `clip` (of `source`) into a clip of the target skeleton. Every target joint
+    /// gets a rotation track; joints whose translation or scale differ from the target's
+    /// rest, or that follow the source's translation, get those tracks too, so the clip
+    /// plays right on the target file's own nodes.
+    pub fn retarget_clip(
+        &mut self,
+        source: &Skeleton,
+        clip: &Clip,
+        target: &Skeleton,
+        options: &RetargetClipOptions,
+    ) -> Clip {
+        let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
+        let frames = (clip.duration_secs() * fps).round() as usize + 1;
+        // Spread frames evenly over the clip's own span, so that at the source's rate the
+        // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
+        let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
+        let times: Vec<f32> = (0..frames)
+            .map(|k| clip.start_secs() + k as f32 * step)
+            .collect();
+        let n = target.len();
+        let mut rotations = vec![Vec::with_capacity(frames); n];
+        let mut translations = vec![Vec::with_capacity(frames); n];
+        let mut source_pose = Pose::rest(source);
+        let rest = Pose::rest(source);
+        let mut target_pose = Pose::rest(target);
+        for &t in &times {
+            source_pose.copy_from(&rest);
+            clip.sample(t, &mut source_pose);
+            self.retarget_pose(&source_pose, &mut target_pose);
+            for j in 0..n {
+                rotations[j].push(target_pose.rotations[j]);
+                translations[j].push(target_pose.translations[j]);
+            }
+        }
+        let moving: Vec<bool> = (0..n)
+            .map(|j| {
+                self.translations.iter().any(|t| t.target == j)
+                    || self.follows.iter().any(|f| f.target == j)
+            })
+            .collect();
+        let tracks = (0..n)
+            .map(|j| {
+                make_continuous(&mut rotations[j]);
+                let reference = &self.target_reference;
+                let rest = target.rest()[j];
+                let translation = (moving[j]
+                    || !reference.translations[j].abs_diff_eq(rest.translation, 1e-6))
+                .then(|| keyed(&times, std::mem::take(&mut translations[j])));
+                let scale = (!reference.scales[j].abs_diff_eq(rest.scale, 1e-6))
+                    .then(|| keyed(&times, vec![reference.scales[j]; times.len()]));
+                JointTracks {
+                    translation,
+                    rotation: Some(keyed(&times, std::mem::take(&mut rotations[j]))),
+                    scale,
+                }
+            })
+            .collect();
+        Clip::new(clip.name.clone(), tracks, Some(fps))
+    }
+}
+
+fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {
+    // Times are sorted and values finite by construction: the solver only composes unit
+    // quaternions and finite translations.
+    Track::new(times.to_vec(), values, Interpolation::Linear)
+        .unwrap_or_else(|e| unreachable!("retargeted keys are valid: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continuity_flips_keys_into_one_hemisphere() {
+        let q = Quat::from_rotation_y(3.0);
+        let mut keys = vec![
+            q,
+            -q,
+            Quat::from_rotation_y(3.1),
+            -Quat::from_rotation_y(3.2),
+        ];
+        make_continuous(&mut keys);
+        for w in keys.windows(2) {
+            assert!(w[0].dot(w[1]) >= 0.0);
+        }
+        assert!(keys[1].abs_diff_eq(q, 1e-6));
+    }
+}

@@ -1,0 +1,232 @@
+//! The retargeter: built once from two skeletons, their reference poses and a bone map; then
+//! each frame is one flat pass over caller-owned arrays with no allocation.
+//!
+//! Rotation (DESIGN.md): `Wt = Ws * Bs⁻¹ * Bt`, `Lt = Pt⁻¹ * Wt`, with the real parent
+//! rotation `Pt` of this frame so unmapped bones in between keep their reference pose.
+
+mod clip;
+mod plan;
+
+pub use clip::{RetargetClipOptions, make_continuous};
+
+use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
+use crate::core::mapping::{BoneMap, TranslationMode};
+use crate::core::pose::Pose;
+use crate::core::reference::{ReferencePose, rotation_of};
+use crate::core::skeleton::Skeleton;
+use glam::{Affine3A, Quat, Vec3};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetError {
+    #[error("the {side} reference pose has {got} joints but its skeleton has {expected}")]
+    PoseSize {
+        side: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    #[error("the bone map names {side} joint {joint}, but that skeleton has {len} joints")]
+    JointOutOfRange {
+        side: &'static str,
+        joint: usize,
+        len: usize,
+    },
+}
+
+/// A target joint whose translation follows the source.
+#[derive(Clone, Debug)]
+struct TranslationSolve {
+    target: usize,
+    /// Source joints from the root down to the driving joint.
+    source_chain: Vec<usize>,
+    /// Target joints from the root down to the target joint's parent.
+    target_chain: Vec<usize>,
+    source_reference: Vec3,
+    target_reference: Vec3,
+    scale: f32,
+    /// Keep only the vertical part of the displacement (root motion removed).
+    vertical_only: bool,
+}
+
+pub struct Retargeter {
+    source_parents: Vec<Option<usize>>,
+    source_container: Affine3A,
+    source_container_rotation: Quat,
+    target_parents: Vec<Option<usize>>,
+    target_container: Affine3A,
+    target_container_rotation: Quat,
+    target_reference: Pose,
+    rotations: Vec<RotationSolve>,
+    translations: Vec<TranslationSolve>,
+    follows: Vec<FollowSolve>,
+    // Scratch, reused every frame.
+    source_world: Vec<Quat>,
+    target_world: Vec<Quat>,
+}
+
+fn check_map(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> Result<(), RetargetError> {
+    for p in map.pairs() {
+        for (side, joint, len) in [
+            ("source", p.source, source.len()),
+            ("target", p.target, target.len()),
+        ] {
+            if joint >= len {
+                return Err(RetargetError::JointOutOfRange { side, joint, len });
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Retargeter {
+    pub fn new(
+        source: &Skeleton,
+        source_reference: &ReferencePose,
+        target: &Skeleton,
+        target_reference: &ReferencePose,
+        map: &BoneMap,
+    ) -> Result<Self, RetargetError> {
+        for (side, pose, skel) in [
+            ("source", source_reference, source),
+            ("target", target_reference, target),
+        ] {
+            if pose.locals.len() != skel.len() {
+                return Err(RetargetError::PoseSize {
+                    side,
+                    got: pose.locals.len(),
+                    expected: skel.len(),
+                });
+            }
+        }
+        check_map(map, source, target)?;
+        let src_ref = SideReference::new(source_reference.world_matrices(source));
+        let tgt_ref = SideReference::new(target_reference.world_matrices(target));
+        let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
+        let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let translations = map
+            .pairs()
+            .iter()
+            .filter(|p| p.translation != TranslationMode::None)
+            .map(|p| {
+                let scale = match p.translation {
+                    TranslationMode::HipsScaled | TranslationMode::InPlace => {
+                        let hs = src_ref.height_above_ground(p.source);
+                        let ht = tgt_ref.height_above_ground(p.target);
+                        if hs > 1e-6 && ht > 1e-6 { ht / hs } else { 1.0 }
+                    }
+                    _ => 1.0,
+                };
+                let mut target_chain = chain_to_root(target.parents(), p.target);
+                target_chain.pop();
+                TranslationSolve {
+                    target: p.target,
+                    source_chain: chain_to_root(source.parents(), p.source),
+                    target_chain,
+                    source_reference: src_ref.positions[p.source],
+                    target_reference: tgt_ref.positions[p.target],
+                    scale,
+                    vertical_only: p.translation == TranslationMode::InPlace,
+                }
+            })
+            .collect();
+        Ok(Self {
+            source_parents: source.parents().to_vec(),
+            source_container: Affine3A::from_mat4(source_reference.container),
+            source_container_rotation: rotation_of(source_reference.container),
+            target_parents: target.parents().to_vec(),
+            target_container: Affine3A::from_mat4(target_reference.container),
+            target_container_rotation: rotation_of(target_reference.container),
+            target_reference: target_reference.locals.clone(),
+            rotations,
+            translations,
+            follows,
+            source_world: vec![Quat::IDENTITY; source.len()],
+            target_world: vec![Quat::IDENTITY; target.len()],
+        })
+    }
+
+    pub fn target_reference(&self) -> &Pose {
+        &self.target_reference
+    }
+
+    pub fn source_len(&self) -> usize {
+        self.source_parents.len()
+    }
+
+    pub fn target_len(&self) -> usize {
+        self.target_parents.len()
+    }
+
+    /// Solves one frame: `source` is the source's local pose, `target` receives the
+    /// target's. Allocates nothing.
+    pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        debug_assert_eq!(source.len(), self.source_parents.len());
+        debug_assert_eq!(target.len(), self.target_parents.len());
+        crate::core::reference::world_rotations_into(
+            &self.source_parents,
+            self.source_container_rotation,
+            &source.rotations,
+            &mut self.source_world,
+        );
+        target.copy_from(&self.target_reference);
+        for i in 0..self.target_parents.len() {
+            let parent_world = match self.target_parents[i] {
+                Some(p) => self.target_world[p],
+                None => self.target_container_rotation,
+            };
+            let world = match self.rotations[i] {
+                RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
+                RotationSolve::Mapped { source, offset } => self.source_world[source] * offset,
+                RotationSolve::Between {
+                    low_source,
+                    low_delta,
+                    high_source,
+                    high_delta,
+                    fraction,
+                    reference_world,
+                } => {
+                    let low = self.source_world[low_source] * low_delta;
+                    let mut high = self.source_world[high_source] * high_delta;
+                    if low.dot(high) < 0.0 {
+                        high = -high;
+                    }
+                    low.slerp(high, fraction) * reference_world
+                }
+            };
+            self.target_world[i] = world;
+            target.rotations[i] = (parent_world.inverse() * world).normalize();
+        }
+        for k in 0..self.translations.len() {
+            self.solve_translation(k, source, target);
+        }
+        for f in &self.follows {
+            let anchor = chain_world(self.target_container, &f.anchor_chain, target);
+            let parent = chain_world(self.target_container, &f.parent_chain, target);
+            let world_pos = anchor.transform_point3(f.offset);
+            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        }
+    }
+
+    fn solve_translation(&self, k: usize, source: &Pose, target: &mut Pose) {
+        let t = &self.translations[k];
+        let source_pos = chain_world(self.source_container, &t.source_chain, source).translation;
+        let mut displacement = Vec3::from(source_pos) - t.source_reference;
+        if t.vertical_only {
+            displacement.x = 0.0;
+            displacement.z = 0.0;
+        }
+        let world_pos = t.target_reference + displacement * t.scale;
+        let parent = chain_world(self.target_container, &t.target_chain, target);
+        target.translations[t.target] = parent.inverse().transform_point3(world_pos);
+    }
+}
+
+/// World transform at the end of `chain` (root first), composed from `pose`'s locals.
+fn chain_world(container: Affine3A, chain: &[usize], pose: &Pose) -> Affine3A {
+    chain.iter().fold(container, |acc, &j| {
+        acc * Affine3A::from_scale_rotation_translation(
+            pose.scales[j],
+            pose.rotations[j],
+            pose.translations[j],
+        )
+    })
+}

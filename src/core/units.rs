@@ -1,0 +1,225 @@
+//! Length units and up axes, worked out from the figure itself where a file does not say.
+
+use super::humanoid::HumanBone;
+use super::pose::Pose;
+use super::skeleton::Skeleton;
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+/// A length unit of a file, as a factor to metres.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Metre,
+    Centimetre,
+    Millimetre,
+    Inch,
+    /// The CMU mocap (ASF) unit: 1/0.45 inch ≈ 5.644 cm.
+    CmuAsf,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 5] = [
+        Unit::Metre,
+        Unit::Centimetre,
+        Unit::Millimetre,
+        Unit::Inch,
+        Unit::CmuAsf,
+    ];
+
+    pub fn metres(self) -> f32 {
+        match self {
+            Unit::Metre => 1.0,
+            Unit::Centimetre => 0.01,
+            Unit::Millimetre => 0.001,
+            Unit::Inch => 0.0254,
+            Unit::CmuAsf => 0.0254 / 0.45,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Metre => "m",
+            Unit::Centimetre => "cm",
+            Unit::Millimetre => "mm",
+            Unit::Inch => "in",
+            Unit::CmuAsf => "cmu",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Unit> {
+        Unit::ALL
+            .into_iter()
+            .find(|u| u.name().eq_ignore_ascii_case(s))
+    }
+
+    /// The unit that makes a figure of `height` file units closest to a 1.7 m person,
+    /// on a log scale (so 30 CMU units and 67 inches both land near 1.7 m).
+    pub fn guess_from_height(height: f32) -> Unit {
+        const PERSON_M: f32 = 1.7;
+        let miss = |u: Unit| (height * u.metres() / PERSON_M).ln().abs();
+        Unit::ALL
+            .into_iter()
+            .min_by(|a, b| miss(*a).total_cmp(&miss(*b)))
+            .unwrap_or(Unit::Metre)
+    }
+}
+
+/// A signed coordinate axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Axis {
+    PosX,
+    NegX,
+    PosY,
+    NegY,
+    PosZ,
+    NegZ,
+}
+
+impl Axis {
+    pub fn vector(self) -> Vec3 {
+        match self {
+            Axis::PosX => Vec3::X,
+            Axis::NegX => Vec3::NEG_X,
+            Axis::PosY => Vec3::Y,
+            Axis::NegY => Vec3::NEG_Y,
+            Axis::PosZ => Vec3::Z,
+            Axis::NegZ => Vec3::NEG_Z,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::PosX => "+X",
+            Axis::NegX => "-X",
+            Axis::PosY => "+Y",
+            Axis::NegY => "-Y",
+            Axis::PosZ => "+Z",
+            Axis::NegZ => "-Z",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Axis> {
+        let s = s.trim().to_ascii_uppercase();
+        let s = if s.len() == 1 { format!("+{s}") } else { s };
+        [
+            Axis::PosX,
+            Axis::NegX,
+            Axis::PosY,
+            Axis::NegY,
+            Axis::PosZ,
+            Axis::NegZ,
+        ]
+        .into_iter()
+        .find(|a| a.name() == s)
+    }
+
+    /// The signed axis closest to `v` (its largest component).
+    pub fn dominant(v: Vec3) -> Axis {
+        let a = v.abs();
+        if a.x >= a.y && a.x >= a.z {
+            if v.x >= 0.0 { Axis::PosX } else { Axis::NegX }
+        } else if a.y >= a.z {
+            if v.y >= 0.0 { Axis::PosY } else { Axis::NegY }
+        } else if v.z >= 0.0 {
+            Axis::PosZ
+        } else {
+            Axis::NegZ
+        }
+    }
+}
+
+/// What a figure's rest pose says about its up axis and size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FigureExtent {
+    /// From the feet to the head when both are found, else the joints' bounding-box height
+    /// along `up`.
+    pub up: Axis,
+    /// Height along `up`, in the units of the positions given.
+    pub height: f32,
+    /// Whether `up` came from head and feet (true) or was assumed (+Y).
+    pub up_found: bool,
+}
+
+/// Looks at world joint positions of `pose` (including the container) to find which way is
+/// up and how tall the figure is.
+pub fn figure_extent(skeleton: &Skeleton, pose: &Pose) -> FigureExtent {
+    let positions = pose.world_positions(skeleton);
+    let head = find_joint(skeleton, HumanBone::Head, &["head"]);
+    let feet: Vec<usize> = [HumanBone::LeftFoot, HumanBone::RightFoot]
+        .into_iter()
+        .filter_map(|b| skeleton.find_humanoid(b))
+        .collect();
+    let feet = if feet.is_empty() {
+        joints_named(skeleton, &["foot", "ankle", "toe"])
+    } else {
+        feet
+    };
+    let (up, up_found) = match head {
+        Some(h) if !feet.is_empty() => {
+            let low = feet.iter().map(|&f| positions[f]).sum::<Vec3>() / feet.len() as f32;
+            let v = positions[h] - low;
+            if v.length_squared() > 0.0 {
+                (Axis::dominant(v), true)
+            } else {
+                (Axis::PosY, false)
+            }
+        }
+        _ => (Axis::PosY, false),
+    };
+    let dir = up.vector();
+    let (lo, hi) = positions
+        .iter()
+        .map(|p| p.dot(dir))
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
+            (lo.min(d), hi.max(d))
+        });
+    FigureExtent {
+        up,
+        height: if hi > lo { hi - lo } else { 0.0 },
+        up_found,
+    }
+}
+
+fn find_joint(skeleton: &Skeleton, bone: HumanBone, words: &[&str]) -> Option<usize> {
+    skeleton
+        .find_humanoid(bone)
+        .or_else(|| joints_named(skeleton, words).into_iter().next())
+}
+
+fn joints_named(skeleton: &Skeleton, words: &[&str]) -> Vec<usize> {
+    skeleton
+        .names()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            let n = n.to_ascii_lowercase();
+            words.iter().any(|w| n.contains(w)) && !n.contains("end")
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_guess_lands_near_a_person() {
+        assert_eq!(Unit::guess_from_height(1.75), Unit::Metre);
+        assert_eq!(Unit::guess_from_height(172.0), Unit::Centimetre);
+        assert_eq!(Unit::guess_from_height(1800.0), Unit::Millimetre);
+        assert_eq!(Unit::guess_from_height(68.0), Unit::Inch);
+        // A CMU figure is about 30 units from toe to head top.
+        assert_eq!(Unit::guess_from_height(30.0), Unit::CmuAsf);
+    }
+
+    #[test]
+    fn axis_parse_and_dominant() {
+        assert_eq!(Axis::parse("z"), Some(Axis::PosZ));
+        assert_eq!(Axis::parse("-y"), Some(Axis::NegY));
+        assert_eq!(Axis::parse("w"), None);
+        assert_eq!(Axis::dominant(Vec3::new(0.1, -0.2, -3.0)), Axis::NegZ);
+        assert_eq!(Unit::parse("CM"), Some(Unit::Centimetre));
+    }
+}

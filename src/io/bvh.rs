@@ -1,0 +1,418 @@
+//! BVH motion capture: the hierarchy (any channel order per joint, End Sites as leaf
+//! joints) and the motion as one clip. Units and up axis are detected from the figure and put
+//! into the skeleton's container, leaving the file's numbers untouched in the joints.
+
+use crate::core::{
+    Axis, Clip, Interpolation, JointDef, JointTracks, Pose, Skeleton, Track, Transform, Unit,
+    figure_extent,
+};
+use crate::io::ImportOptions;
+use crate::io::asset::{Asset, AssetClip, Format, Provenance};
+use crate::io::error::{ImportError, Problem};
+use glam::{Mat4, Quat, Vec3};
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Channel {
+    Position(usize),
+    Rotation(usize),
+}
+
+impl Channel {
+    fn parse(s: &str) -> Option<Channel> {
+        let axis = match s.as_bytes().first()?.to_ascii_uppercase() {
+            b'X' => 0,
+            b'Y' => 1,
+            b'Z' => 2,
+            _ => return None,
+        };
+        match s[1..].to_ascii_lowercase().as_str() {
+            "position" => Some(Channel::Position(axis)),
+            "rotation" => Some(Channel::Rotation(axis)),
+            _ => None,
+        }
+    }
+}
+
+struct BvhJoint {
+    name: String,
+    parent: Option<usize>,
+    offset: Option<Vec3>,
+    channels: Vec<Channel>,
+}
+
+pub fn import_bvh(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, Problem::Read(e)))?;
+    import_bvh_bytes(path, &bytes, options)
+}
+
+pub fn import_bvh_bytes(
+    path: &Path,
+    bytes: &[u8],
+    options: &ImportOptions,
+) -> Result<Asset, ImportError> {
+    parse(path, bytes, options).map_err(|p| ImportError::new(path, p))
+}
+
+fn err(line: usize, message: impl Into<String>) -> Problem {
+    Problem::Bvh {
+        line,
+        message: message.into(),
+    }
+}
+
+fn number(token: &str, line: usize) -> Result<f32, Problem> {
+    let v: f32 = token
+        .parse()
+        .map_err(|_| err(line, format!("'{token}' is not a number")))?;
+    if !v.is_finite() {
+        return Err(err(line, format!("'{token}' is not a finite number")));
+    }
+    Ok(v)
+}
+
+fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Problem> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| err(0, format!("the file is not UTF-8 text ({e})")))?;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
+        .filter(|(_, t)| !t.is_empty());
+    match lines.next() {
+        Some((_, t)) if t[0] == "HIERARCHY" => {}
+        Some((n, _)) => return Err(err(n, "a BVH file starts with HIERARCHY")),
+        None => return Err(err(0, "the file is empty")),
+    }
+    let joints = parse_hierarchy(&mut lines)?;
+    let (frame_count, frame_time, motion_line) = parse_motion_header(&mut lines)?;
+    let channel_total: usize = joints.iter().map(|j| j.channels.len()).sum();
+    let mut frames: Vec<Vec<f32>> = Vec::with_capacity(frame_count);
+    let mut warnings = Vec::new();
+    for (line, tokens) in lines {
+        if frames.len() == frame_count {
+            warnings.push(format!(
+                "line {line}: more frame lines than the {frame_count} declared; the rest are ignored"
+            ));
+            break;
+        }
+        if tokens.len() != channel_total {
+            return Err(err(
+                line,
+                format!(
+                    "frame {} has {} values, but the hierarchy declares {channel_total} channels",
+                    frames.len(),
+                    tokens.len()
+                ),
+            ));
+        }
+        frames.push(
+            tokens
+                .iter()
+                .map(|t| number(t, line))
+                .collect::<Result<_, _>>()?,
+        );
+    }
+    if frames.len() < frame_count {
+        return Err(err(
+            motion_line,
+            format!(
+                "'Frames: {frame_count}' but the file holds only {} frame lines",
+                frames.len()
+            ),
+        ));
+    }
+
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("bvh")
+        .to_owned();
+    let mut skeleton = build_skeleton(&name, &joints)?;
+    skeleton.label_unlabelled(crate::core::HumanBone::from_mixamo);
+    let extent = figure_extent(&skeleton, &Pose::rest(&skeleton));
+    let (up, up_source) = match (options.up, extent.up_found) {
+        (Some(up), _) => (up, Provenance::Override),
+        (None, true) => (extent.up, Provenance::Detected),
+        (None, false) => (Axis::PosY, Provenance::Assumed),
+    };
+    let (unit, unit_source) = match options.unit {
+        Some(u) => (u, Provenance::Override),
+        None => (Unit::guess_from_height(extent.height), Provenance::Detected),
+    };
+    let turn = Quat::from_rotation_arc(up.vector(), Vec3::Y);
+    skeleton.set_container(Mat4::from_scale_rotation_translation(
+        Vec3::splat(unit.metres()),
+        turn,
+        Vec3::ZERO,
+    ));
+
+    let mut clips = Vec::new();
+    if frame_count > 0 {
+        let clip = build_clip(&name, &joints, &frames, frame_time)
+            .map_err(|e| err(motion_line, e.to_string()))?;
+        clips.push(AssetClip { skeleton: 0, clip });
+    }
+    Ok(Asset {
+        path: path.to_path_buf(),
+        format: Format::Bvh,
+        skeletons: vec![skeleton],
+        clips,
+        meshes: Vec::new(),
+        joint_nodes: vec![Vec::new()],
+        unit,
+        unit_source,
+        up,
+        up_source,
+        warnings,
+    })
+}
+
+type Lines<'a> = dyn Iterator<Item = (usize, Vec<&'a str>)> + 'a;
+
+fn parse_hierarchy(lines: &mut Lines<'_>) -> Result<Vec<BvhJoint>, Problem> {
+    let mut joints: Vec<BvhJoint> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut pending: Option<usize> = None;
+    for (line, t) in &mut *lines {
+        match t[0] {
+            "ROOT" | "JOINT" | "End" => {
+                if pending.is_some() {
+                    return Err(err(line, "expected '{' after the joint name"));
+                }
+                if t[0] == "JOINT" && open.is_empty() {
+                    return Err(err(line, "JOINT outside any ROOT"));
+                }
+                let parent = open.last().copied();
+                let name = if t[0] == "End" {
+                    let p = parent.ok_or_else(|| err(line, "End Site outside any joint"))?;
+                    format!("{}_end", joints[p].name)
+                } else {
+                    t[1..].join(" ")
+                };
+                if name.is_empty() {
+                    return Err(err(line, format!("{} without a name", t[0])));
+                }
+                pending = Some(joints.len());
+                joints.push(BvhJoint {
+                    name,
+                    parent,
+                    offset: None,
+                    channels: Vec::new(),
+                });
+            }
+            "{" => {
+                let j = pending
+                    .take()
+                    .ok_or_else(|| err(line, "'{' without a joint"))?;
+                open.push(j);
+            }
+            "}" => {
+                let j = open
+                    .pop()
+                    .ok_or_else(|| err(line, "'}' without a matching '{'"))?;
+                if joints[j].offset.is_none() {
+                    return Err(err(
+                        line,
+                        format!("joint '{}' has no OFFSET", joints[j].name),
+                    ));
+                }
+            }
+            "OFFSET" => {
+                let j = *open
+                    .last()
+                    .ok_or_else(|| err(line, "OFFSET outside a joint"))?;
+                if t.len() != 4 {
+                    return Err(err(
+                        line,
+                        format!("OFFSET needs 3 numbers, found {}", t.len() - 1),
+                    ));
+                }
+                let v = [
+                    number(t[1], line)?,
+                    number(t[2], line)?,
+                    number(t[3], line)?,
+                ];
+                joints[j].offset = Some(Vec3::from(v));
+            }
+            "CHANNELS" => {
+                let j = *open
+                    .last()
+                    .ok_or_else(|| err(line, "CHANNELS outside a joint"))?;
+                let declared: usize = t
+                    .get(1)
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| err(line, "CHANNELS needs a count"))?;
+                let names = &t[2..];
+                if names.len() != declared {
+                    return Err(err(
+                        line,
+                        format!(
+                            "CHANNELS declares {declared} channels but names {}",
+                            names.len()
+                        ),
+                    ));
+                }
+                joints[j].channels = names
+                    .iter()
+                    .map(|n| {
+                        Channel::parse(n).ok_or_else(|| err(line, format!("unknown channel '{n}'")))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "MOTION" => {
+                if !open.is_empty() || pending.is_some() {
+                    return Err(err(line, "MOTION before the hierarchy's braces are closed"));
+                }
+                if joints.is_empty() {
+                    return Err(Problem::NoJoints);
+                }
+                return Ok(joints);
+            }
+            other => return Err(err(line, format!("unexpected '{other}' in the hierarchy"))),
+        }
+    }
+    if joints.is_empty() {
+        return Err(Problem::NoJoints);
+    }
+    Err(err(0, "the file ends before MOTION"))
+}
+
+fn parse_motion_header(lines: &mut Lines<'_>) -> Result<(usize, f32, usize), Problem> {
+    let (line, t) = lines
+        .next()
+        .ok_or_else(|| err(0, "the file ends before 'Frames:'"))?;
+    if t.first() != Some(&"Frames:") || t.len() != 2 {
+        return Err(err(line, "expected 'Frames: N'"));
+    }
+    let frames: usize = t[1]
+        .parse()
+        .map_err(|_| err(line, format!("'{}' is not a frame count", t[1])))?;
+    let (line2, t) = lines
+        .next()
+        .ok_or_else(|| err(line, "the file ends before 'Frame Time:'"))?;
+    if t.len() != 3 || t[0] != "Frame" || t[1] != "Time:" {
+        return Err(err(line2, "expected 'Frame Time: seconds'"));
+    }
+    let frame_time = number(t[2], line2)?;
+    if frame_time <= 0.0 {
+        return Err(err(line2, "the frame time must be above zero"));
+    }
+    Ok((frames, frame_time, line))
+}
+
+fn build_skeleton(name: &str, joints: &[BvhJoint]) -> Result<Skeleton, Problem> {
+    let defs = joints
+        .iter()
+        .map(|j| {
+            JointDef::new(
+                j.name.clone(),
+                j.parent,
+                Transform::from_translation(j.offset.unwrap_or(Vec3::ZERO)),
+            )
+        })
+        .collect();
+    Skeleton::new(name, Mat4::IDENTITY, defs).map_err(|source| Problem::Skeleton {
+        skeleton: name.to_owned(),
+        source,
+    })
+}
+
+/// Euler angles in degrees, in the order the channels list them: `Zrotation Yrotation
+/// Xrotation` is `Rz * Ry * Rx`.
+fn euler_to_quat(order: &[usize], degrees: &[f32]) -> Quat {
+    order
+        .iter()
+        .zip(degrees)
+        .fold(Quat::IDENTITY, |q, (&axis, &deg)| {
+            let r = deg.to_radians();
+            q * match axis {
+                0 => Quat::from_rotation_x(r),
+                1 => Quat::from_rotation_y(r),
+                _ => Quat::from_rotation_z(r),
+            }
+        })
+}
+
+fn build_clip(
+    name: &str,
+    joints: &[BvhJoint],
+    frames: &[Vec<f32>],
+    frame_time: f32,
+) -> Result<Clip, crate::core::ClipError> {
+    let times: Vec<f32> = (0..frames.len()).map(|i| i as f32 * frame_time).collect();
+    let mut tracks = Vec::with_capacity(joints.len());
+    let mut first = 0;
+    for j in joints {
+        let cols = first..first + j.channels.len();
+        first = cols.end;
+        let mut jt = JointTracks::default();
+        let rot_axes: Vec<usize> = j
+            .channels
+            .iter()
+            .filter_map(|c| match c {
+                Channel::Rotation(a) => Some(*a),
+                _ => None,
+            })
+            .collect();
+        let has_position = j.channels.iter().any(|c| matches!(c, Channel::Position(_)));
+        if has_position {
+            // A position channel replaces the OFFSET (as Blender reads it); missing axes keep it.
+            let offset = j.offset.unwrap_or(Vec3::ZERO);
+            let values = frames
+                .iter()
+                .map(|f| {
+                    let mut p = offset;
+                    for (c, v) in j.channels.iter().zip(&f[cols.clone()]) {
+                        if let Channel::Position(a) = c {
+                            p[*a] = *v;
+                        }
+                    }
+                    p
+                })
+                .collect();
+            jt.translation = Some(Track::new(times.clone(), values, Interpolation::Linear)?);
+        }
+        if !rot_axes.is_empty() {
+            let values = frames
+                .iter()
+                .map(|f| {
+                    let degrees: Vec<f32> = j
+                        .channels
+                        .iter()
+                        .zip(&f[cols.clone()])
+                        .filter(|(c, _)| matches!(c, Channel::Rotation(_)))
+                        .map(|(_, v)| *v)
+                        .collect();
+                    euler_to_quat(&rot_axes, &degrees)
+                })
+                .collect();
+            jt.rotation = Some(Track::new(times.clone(), values, Interpolation::Linear)?);
+        }
+        tracks.push(jt);
+    }
+    Ok(Clip::new(name, tracks, Some(1.0 / frame_time)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euler_order_follows_the_channel_list() {
+        let q = euler_to_quat(&[2, 1, 0], &[30.0, 40.0, 50.0]);
+        let expected = Quat::from_rotation_z(30f32.to_radians())
+            * Quat::from_rotation_y(40f32.to_radians())
+            * Quat::from_rotation_x(50f32.to_radians());
+        assert!(q.abs_diff_eq(expected, 1e-6));
+        let xyz = euler_to_quat(&[0, 1, 2], &[50.0, 40.0, 30.0]);
+        assert!(!xyz.abs_diff_eq(expected, 1e-3), "order matters");
+    }
+
+    #[test]
+    fn channel_names_parse() {
+        assert_eq!(Channel::parse("Zrotation"), Some(Channel::Rotation(2)));
+        assert_eq!(Channel::parse("xposition"), Some(Channel::Position(0)));
+        assert_eq!(Channel::parse("Wrotation"), None);
+    }
+}

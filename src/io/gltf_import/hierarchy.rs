@@ -1,0 +1,130 @@
+//! The glTF node tree made explicit: parents, local and world matrices, with cycles and
+//! shared children refused up front so that nothing later can loop or panic on them.
+
+use crate::core::Transform;
+use crate::io::error::Problem;
+use glam::{Mat4, Quat, Vec3};
+
+pub(super) struct Hierarchy {
+    pub names: Vec<String>,
+    pub parents: Vec<Option<usize>>,
+    pub children: Vec<Vec<usize>>,
+    pub locals: Vec<Transform>,
+    pub local_matrices: Vec<Mat4>,
+    pub worlds: Vec<Mat4>,
+}
+
+impl Hierarchy {
+    pub fn new(doc: &gltf::Document) -> Result<Self, Problem> {
+        let n = doc.nodes().len();
+        let mut names = Vec::with_capacity(n);
+        let mut children = vec![Vec::new(); n];
+        let mut parents: Vec<Option<usize>> = vec![None; n];
+        let mut locals = Vec::with_capacity(n);
+        let mut local_matrices = Vec::with_capacity(n);
+        for node in doc.nodes() {
+            let i = node.index();
+            let name = node
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("node_{i}"));
+            let matrix = Mat4::from_cols_array_2d(&node.transform().matrix());
+            let (t, r, s) = node.transform().decomposed();
+            let local = Transform::new(Vec3::from(t), Quat::from_array(r), Vec3::from(s));
+            if !matrix.is_finite() || !local.is_finite() {
+                return Err(Problem::BadData {
+                    what: format!("node {i} ('{name}')"),
+                    reason: "its transform has a NaN or infinite value".into(),
+                });
+            }
+            let local = Transform {
+                rotation: normalise_rotation(local.rotation, i, &name)?,
+                ..local
+            };
+            for child in node.children() {
+                let c = child.index();
+                if c == i {
+                    return Err(Problem::ParentCycle { node: i, name });
+                }
+                if parents[c].is_some() {
+                    return Err(Problem::SharedChild {
+                        node: c,
+                        name: child.name().unwrap_or("").to_owned(),
+                    });
+                }
+                parents[c] = Some(i);
+                children[i].push(c);
+            }
+            names.push(name);
+            locals.push(local);
+            local_matrices.push(matrix);
+        }
+        for (start, name) in names.iter().enumerate() {
+            let mut steps = 0;
+            let mut at = start;
+            while let Some(p) = parents[at] {
+                steps += 1;
+                if steps > n {
+                    return Err(Problem::ParentCycle {
+                        node: start,
+                        name: name.clone(),
+                    });
+                }
+                at = p;
+            }
+        }
+        let mut h = Hierarchy {
+            names,
+            parents,
+            children,
+            locals,
+            local_matrices,
+            worlds: vec![Mat4::IDENTITY; n],
+        };
+        h.compute_worlds();
+        Ok(h)
+    }
+
+    fn compute_worlds(&mut self) {
+        let mut done = vec![false; self.names.len()];
+        let mut stack = Vec::new();
+        for start in 0..self.names.len() {
+            let mut at = Some(start);
+            while let Some(i) = at {
+                if done[i] {
+                    break;
+                }
+                stack.push(i);
+                at = self.parents[i];
+            }
+            while let Some(i) = stack.pop() {
+                let parent_world = self.parents[i].map_or(Mat4::IDENTITY, |p| self.worlds[p]);
+                self.worlds[i] = parent_world * self.local_matrices[i];
+                done[i] = true;
+            }
+        }
+    }
+
+    /// Ancestors of `node` from its tree's root down to `node` itself.
+    pub fn path_from_root(&self, node: usize) -> Vec<usize> {
+        let mut path = vec![node];
+        let mut at = node;
+        while let Some(p) = self.parents[at] {
+            path.push(p);
+            at = p;
+        }
+        path.reverse();
+        path
+    }
+}
+
+fn normalise_rotation(q: Quat, node: usize, name: &str) -> Result<Quat, Problem> {
+    let len = q.length();
+    if len < 1e-6 {
+        return Err(Problem::BadData {
+            what: format!("node {node} ('{name}')"),
+            reason: "its rotation quaternion has zero length".into(),
+        });
+    }
+    Ok(q / len)
+}

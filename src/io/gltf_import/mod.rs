@@ -1,0 +1,257 @@
+//! glTF 2.0, GLB, VRM 0.x/1.0 and VRM Animation import.
+
+mod clips;
+mod hierarchy;
+mod meshes;
+mod skeletons;
+
+use self::hierarchy::Hierarchy;
+use self::meshes::Binding;
+use self::skeletons::{BuiltSkeleton, SkeletonInput};
+use crate::core::{Axis, HumanBone, Pose, Unit};
+use crate::io::asset::{Asset, Format, Provenance};
+use crate::io::error::{ImportError, Problem};
+use crate::io::vrm;
+use glam::Mat4;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+pub fn import_gltf(path: &Path) -> Result<Asset, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, Problem::Read(e)))?;
+    import_gltf_bytes(path, &bytes)
+}
+
+/// Imports from bytes already read; `path` names the file in errors and locates external
+/// buffers.
+pub fn import_gltf_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
+    import(path, bytes).map_err(|p| ImportError::new(path, p))
+}
+
+fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
+    let is_glb = bytes.starts_with(b"glTF");
+    let looks_like_json = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if !is_glb && !looks_like_json {
+        return Err(Problem::NotGltf(
+            "it starts with neither the GLB magic 'glTF' nor a JSON object".into(),
+        ));
+    }
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| match e {
+        gltf::Error::Binary(b) => Problem::CorruptGlb(format!("{b:?}")),
+        other => Problem::NotGltf(other.to_string()),
+    })?;
+    let doc = &gltf.document;
+    let buffers = gltf::import_buffers(doc, path.parent(), gltf.blob.clone())
+        .map_err(|e| Problem::Buffers(e.to_string()))?;
+    check_accessors(doc, &buffers)?;
+    let h = Hierarchy::new(doc)?;
+    let table = vrm::humanoid_table(doc);
+    let humanoid = table.as_ref().map(|t| t.bones.clone()).unwrap_or_default();
+    let mut warnings = Vec::new();
+    if let Some(t) = &table
+        && !t.unknown.is_empty()
+    {
+        warnings.push(format!(
+            "humanoid table: entries not understood: {}",
+            t.unknown.join(", ")
+        ));
+    }
+
+    let (skeletons, skin_to_skeleton) = build_skeletons(doc, &buffers, &h, &humanoid)?;
+    let clips = clips::read_clips(doc, &buffers, &h, &skeletons, &mut warnings)?;
+
+    let mut bindings = meshes::rigid_bindings(doc, &h, &skeletons);
+    for node in doc.nodes() {
+        if let Some(skin) = node.skin() {
+            bindings.insert(
+                node.index(),
+                Binding::Skin {
+                    skeleton: skin_to_skeleton[skin.index()],
+                    joints: skin.joints().map(|j| j.index()).collect(),
+                    inverse_binds: inverse_binds(&skin, &buffers),
+                },
+            );
+        }
+    }
+    let mut meshes = Vec::new();
+    for node in doc.nodes() {
+        if let Some(binding) = bindings.get(&node.index())
+            && let Some(mesh) =
+                meshes::read_mesh(&node, binding, &buffers, &h, &skeletons, &mut warnings)?
+        {
+            meshes.push(mesh);
+        }
+    }
+
+    let joint_nodes = skeletons.iter().map(|b| b.nodes.clone()).collect();
+    let mut skeletons: Vec<_> = skeletons.into_iter().map(|b| b.skeleton).collect();
+    for s in &mut skeletons {
+        s.label_unlabelled(HumanBone::from_mixamo);
+    }
+    // glTF fixes metres and +Y up; a figure far from a person's size is worth a word.
+    let rest = Pose::rest(&skeletons[0]);
+    let heights = rest
+        .world_positions(&skeletons[0])
+        .iter()
+        .map(|p| p.y)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    let height = heights.1 - heights.0;
+    let guess = Unit::guess_from_height(height);
+    if height > 0.0 && guess != Unit::Metre {
+        warnings.push(format!(
+            "the figure is {height:.3} units tall along +Y; glTF units are metres, so it may be \
+             authored in another unit (in {}: {:.2} m)",
+            guess.name(),
+            height * guess.metres()
+        ));
+    }
+    let format = match &table {
+        Some(t) => t.format,
+        None if is_glb => Format::Glb,
+        None => Format::Gltf,
+    };
+    Ok(Asset {
+        path: path.to_path_buf(),
+        format,
+        skeletons,
+        clips,
+        meshes,
+        joint_nodes,
+        unit: Unit::Metre,
+        unit_source: Provenance::Declared,
+        up: Axis::PosY,
+        up_source: Provenance::Declared,
+        warnings,
+    })
+}
+
+/// One skeleton per distinct joint set: RobotExpressive's two skins share one skeleton.
+fn build_skeletons(
+    doc: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    h: &Hierarchy,
+    humanoid: &HashMap<usize, HumanBone>,
+) -> Result<(Vec<BuiltSkeleton>, Vec<usize>), Problem> {
+    let mut built: Vec<BuiltSkeleton> = Vec::new();
+    let mut keys: Vec<BTreeSet<usize>> = Vec::new();
+    let mut skin_to_skeleton = Vec::new();
+    for skin in doc.skins() {
+        let joints: BTreeSet<usize> = skin.joints().map(|j| j.index()).collect();
+        if joints.is_empty() {
+            return Err(Problem::BadData {
+                what: format!("skin {}", skin.index()),
+                reason: "it has no joints".into(),
+            });
+        }
+        if let Some(k) = keys.iter().position(|k| *k == joints) {
+            skin_to_skeleton.push(k);
+            continue;
+        }
+        let ibms = inverse_binds(&skin, buffers);
+        let name = skin
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| h.names[*joints.first().unwrap_or(&0)].clone());
+        let input = SkeletonInput {
+            name,
+            inverse_binds: skin.joints().map(|j| j.index()).zip(ibms).collect(),
+            bind_space: bind_space(doc, h, &skin),
+            joints: joints.clone(),
+            humanoid,
+        };
+        skin_to_skeleton.push(built.len());
+        built.push(skeletons::build(h, input)?);
+        keys.push(joints);
+    }
+    if built.is_empty() {
+        // No skin: a VRM Animation's humanoid nodes, or else the animated nodes.
+        let mut joints: BTreeSet<usize> = humanoid.keys().copied().collect();
+        if joints.is_empty() {
+            joints = doc
+                .animations()
+                .flat_map(|a| {
+                    a.channels()
+                        .map(|c| c.target().node().index())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        }
+        if joints.is_empty() {
+            return Err(Problem::NoJoints);
+        }
+        let name = h.names[*joints.first().unwrap_or(&0)].clone();
+        let input = SkeletonInput {
+            name,
+            joints,
+            inverse_binds: HashMap::new(),
+            bind_space: Mat4::IDENTITY,
+            humanoid,
+        };
+        built.push(skeletons::build(h, input)?);
+    }
+    Ok((built, skin_to_skeleton))
+}
+
+fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Vec<Mat4> {
+    let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    match reader.read_inverse_bind_matrices() {
+        Some(m) => m.map(|c| Mat4::from_cols_array_2d(&c)).collect(),
+        None => vec![Mat4::IDENTITY; skin.joints().len()],
+    }
+}
+
+/// The space a skin's inverse bind matrices live in: that of the mesh node that uses it
+/// (as three.js and Blender read them), so CesiumMan's Z-up matrices under its `Z_UP` node
+/// give an upright bind pose.
+fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin) -> Mat4 {
+    doc.nodes()
+        .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()))
+        .map_or(Mat4::IDENTITY, |n| h.worlds[n.index()])
+}
+
+/// Every accessor's bytes lie inside its buffer view and buffer, so that the readers of the
+/// `gltf` crate, which slice without checking, cannot panic on a lying file.
+fn check_accessors(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Result<(), Problem> {
+    let check_view = |view: &gltf::buffer::View, what: &str| -> Result<(), Problem> {
+        let len = buffers.get(view.buffer().index()).map_or(0, |b| b.0.len());
+        if view.offset() + view.length() > len {
+            return Err(Problem::BadData {
+                what: what.to_owned(),
+                reason: format!(
+                    "buffer view {} reaches byte {} of a {len}-byte buffer",
+                    view.index(),
+                    view.offset() + view.length()
+                ),
+            });
+        }
+        Ok(())
+    };
+    for acc in doc.accessors() {
+        let what = format!("accessor {}", acc.index());
+        if let Some(view) = acc.view() {
+            check_view(&view, &what)?;
+            let size = acc.size();
+            let stride = view.stride().unwrap_or(size);
+            let needed = match acc.count() {
+                0 => 0,
+                c => acc.offset() + stride * (c - 1) + size,
+            };
+            if needed > view.length() {
+                return Err(Problem::BadData {
+                    what,
+                    reason: format!(
+                        "{} elements need {needed} bytes but its buffer view holds {}",
+                        acc.count(),
+                        view.length()
+                    ),
+                });
+            }
+        }
+        if let Some(sparse) = acc.sparse() {
+            check_view(&sparse.indices().view(), &what)?;
+            check_view(&sparse.values().view(), &what)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! Turns sets of joint nodes (a skin, a VRM Animation's humanoid, the animated nodes) into
+//! `Skeleton`s: the joints plus every node between them, in depth-first order, with what
+//! sits above them folded into the container.
+
+use super::hierarchy::Hierarchy;
+use crate::core::{HumanBone, JointDef, Skeleton, Transform};
+use crate::io::error::Problem;
+use glam::Mat4;
+use std::collections::{BTreeSet, HashMap};
+
+/// A skeleton under construction, with the node each joint came from.
+pub(super) struct BuiltSkeleton {
+    pub skeleton: Skeleton,
+    /// glTF node index of each joint.
+    pub nodes: Vec<usize>,
+    /// Joint index of each glTF node that is in the skeleton.
+    pub joint_of_node: HashMap<usize, usize>,
+    /// `world_from_joint` in the bind pose, per joint.
+    pub bind_worlds: Vec<Mat4>,
+}
+
+/// The nodes of a skeleton in depth-first order, and the node its roots hang from.
+struct Closure {
+    ordered: Vec<usize>,
+    above_root: Option<usize>,
+}
+
+/// Every joint, every node on the way between joints, ordered so that parents come first.
+fn closure(h: &Hierarchy, joints: &BTreeSet<usize>) -> Closure {
+    let paths: Vec<Vec<usize>> = joints.iter().map(|&j| h.path_from_root(j)).collect();
+    let mut common = paths[0].len();
+    for p in &paths[1..] {
+        common = common.min(paths[0].iter().zip(p).take_while(|(a, b)| a == b).count());
+    }
+    // Lowest common ancestor: a joint itself (the usual case), a node above the joints,
+    // or none when the joints live in separate trees.
+    let lca = common.checked_sub(1).map(|i| paths[0][i]);
+    let (first_kept, above_root) = match lca {
+        Some(a) if joints.contains(&a) => (common - 1, h.parents[a]),
+        Some(a) => (common, Some(a)),
+        None => (0, None),
+    };
+    let mut included = BTreeSet::new();
+    for p in &paths {
+        let start = if lca.is_some() {
+            first_kept
+        } else {
+            top_joint(p, joints)
+        };
+        included.extend(p[start..].iter().copied());
+    }
+    let roots: Vec<usize> = included
+        .iter()
+        .copied()
+        .filter(|&n| h.parents[n].is_none_or(|p| !included.contains(&p)))
+        .collect();
+    let mut ordered = Vec::with_capacity(included.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(n) = stack.pop() {
+        ordered.push(n);
+        for &c in h.children[n].iter().rev() {
+            if included.contains(&c) {
+                stack.push(c);
+            }
+        }
+    }
+    Closure {
+        ordered,
+        above_root: if lca.is_some() { above_root } else { None },
+    }
+}
+
+fn top_joint(path: &[usize], joints: &BTreeSet<usize>) -> usize {
+    path.iter().position(|n| joints.contains(n)).unwrap_or(0)
+}
+
+pub(super) struct SkeletonInput<'a> {
+    pub name: String,
+    pub joints: BTreeSet<usize>,
+    /// Inverse bind matrices by node, where the file gives them.
+    pub inverse_binds: HashMap<usize, Mat4>,
+    /// The space the inverse bind matrices are expressed in (see `bind_space`).
+    pub bind_space: Mat4,
+    pub humanoid: &'a HashMap<usize, HumanBone>,
+}
+
+pub(super) fn build(h: &Hierarchy, input: SkeletonInput) -> Result<BuiltSkeleton, Problem> {
+    let Closure {
+        ordered,
+        above_root,
+    } = closure(h, &input.joints);
+    let container = above_root.map_or(Mat4::IDENTITY, |n| h.worlds[n]);
+    let joint_of_node: HashMap<usize, usize> =
+        ordered.iter().enumerate().map(|(j, &n)| (n, j)).collect();
+    let mut defs = Vec::with_capacity(ordered.len());
+    let mut bind_worlds: Vec<Mat4> = Vec::with_capacity(ordered.len());
+    for &node in &ordered {
+        let parent = h.parents[node].and_then(|p| joint_of_node.get(&p).copied());
+        // A root of a joint forest (no common ancestor) keeps its world transform as local.
+        let rest = match (parent, above_root) {
+            (None, None) => Transform::from_mat4(h.worlds[node]),
+            _ => h.locals[node],
+        };
+        let parent_bind = parent.map_or(container, |p| bind_worlds[p]);
+        let bind_world = match input.inverse_binds.get(&node) {
+            Some(ibm) => input.bind_space * invert(*ibm, &h.names[node])?,
+            None => parent_bind * rest.to_mat4(),
+        };
+        let bind = Transform::from_mat4(invert(parent_bind, &h.names[node])? * bind_world);
+        bind_worlds.push(bind_world);
+        defs.push(JointDef {
+            name: h.names[node].clone(),
+            parent,
+            rest,
+            bind,
+            humanoid: input.humanoid.get(&node).copied(),
+        });
+    }
+    let skeleton =
+        Skeleton::new(input.name.clone(), container, defs).map_err(|source| Problem::Skeleton {
+            skeleton: input.name,
+            source,
+        })?;
+    Ok(BuiltSkeleton {
+        skeleton,
+        nodes: ordered,
+        joint_of_node,
+        bind_worlds,
+    })
+}
+
+fn invert(m: Mat4, joint: &str) -> Result<Mat4, Problem> {
+    let det = m.determinant();
+    if !det.is_finite() || det.abs() < 1e-30 {
+        return Err(Problem::BadData {
+            what: format!("joint '{joint}'"),
+            reason: "its bind matrix cannot be inverted (zero scale or NaN)".into(),
+        });
+    }
+    Ok(m.inverse())
+}

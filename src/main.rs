@@ -1,0 +1,71 @@
+use clap::Parser;
+use retarget_studio::cli::{Cli, Command, EXIT_BAD_INPUT, dump, inspect, map, retarget};
+use std::io::Write;
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Inspect(args)) => inspect::run(&args).map(print),
+        Some(Command::Map(args)) => map::run(&args).map(print),
+        Some(Command::Retarget(args)) => retarget::run(&args).map(print),
+        Some(Command::DumpPose(args)) => dump::run(&args).map(print),
+        Some(Command::Screenshot(args)) => screenshot(args),
+        None => open_editor(cli.project),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(EXIT_BAD_INPUT);
+    }
+}
+
+/// Prints a command's output; a closed pipe (`| head`) is not an error worth reporting.
+fn print(out: String) {
+    let _ = std::io::stdout().write_all(out.as_bytes());
+}
+
+#[cfg(feature = "gui")]
+fn open_editor(project: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+    retarget_studio::app::run(retarget_studio::app::Launch {
+        project,
+        ..Default::default()
+    })
+}
+
+#[cfg(feature = "gui")]
+fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> {
+    use retarget_studio::app::panels::Tab;
+    use retarget_studio::app::{Launch, ScreenshotRequest};
+    let out = args.out.clone();
+    let tab = match args.tab.as_deref() {
+        None => None,
+        Some("bone-map") => Some(Tab::BoneMap),
+        Some("pose") => Some(Tab::Pose),
+        Some("export") => Some(Tab::Export),
+        Some("history") => Some(Tab::History),
+        Some(other) => anyhow::bail!("unknown tab '{other}' (bone-map, pose, export, history)"),
+    };
+    retarget_studio::app::run(Launch {
+        tab,
+        project: args.project,
+        screenshot: Some(ScreenshotRequest {
+            out: args.out,
+            frame: args.frame,
+        }),
+        size: args.size,
+    })?;
+    if !out.exists() {
+        anyhow::bail!("{}: no screenshot was written", out.display());
+    }
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+#[cfg(not(feature = "gui"))]
+fn screenshot(_: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> {
+    anyhow::bail!("this build has no editor (built without the `gui` feature)")
+}
+
+#[cfg(not(feature = "gui"))]
+fn open_editor(_: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+    anyhow::bail!("this build has no editor (built without the `gui` feature); try `inspect`")
+}

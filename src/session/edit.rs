@@ -1,0 +1,351 @@
+//! Edits of a session: every change the editor can make to the map, the reference poses and
+//! the export settings, as data. Applying one returns a label for the undo history
+//! ("Map LeftHand → hand_l"); `EditState` snapshots what edits can change, for undo.
+
+use super::{Session, SessionError, SideRole};
+use crate::core::mapping::{BonePair, MapMethod, RotationMode, TranslationMode};
+use crate::core::{BoneMap, ContainerEdit, PoseSource};
+use crate::io::project::{ExportSettings, SideFile};
+use glam::Quat;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// Map target joint `target` from `source` (or leave it unmapped).
+    MapBone {
+        target: usize,
+        source: Option<usize>,
+    },
+    SetRotationMode {
+        target: usize,
+        mode: RotationMode,
+    },
+    SetTranslationMode {
+        target: usize,
+        mode: TranslationMode,
+    },
+    /// Map again from the humanoid labels: everything, or only unmapped target joints.
+    AutoMap {
+        unmapped_only: bool,
+    },
+    ClearMap,
+    /// Copy the left side's mapping to the right (each pair onto its twins).
+    MirrorMap,
+    SetReferenceSource {
+        side: SideRole,
+        source: PoseSource,
+    },
+    SetContainer {
+        side: SideRole,
+        container: ContainerEdit,
+    },
+    /// Scale the target's container so its hips stand as high as the source's.
+    MatchHeights,
+    /// Set one joint's rotation offset (parent space); identity removes it.
+    SetBoneOffset {
+        side: SideRole,
+        joint: usize,
+        rotation: Quat,
+    },
+    /// Turn the target's limbs to the source's directions.
+    AutoAlign,
+    /// Back to the side's base pose: no container edit, no bone offsets.
+    ResetPose {
+        side: SideRole,
+    },
+    SetExport(ExportSettings),
+    /// Replace the whole map (an imported map file).
+    ReplaceMap {
+        map: BoneMap,
+        label: String,
+    },
+}
+
+/// Everything an `Edit` can change, small enough to snapshot on every edit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditState {
+    pub map: BoneMap,
+    pub source: SideFile,
+    pub target: SideFile,
+    pub export: ExportSettings,
+}
+
+impl Session {
+    pub fn edit_state(&self) -> EditState {
+        EditState {
+            map: self.map.clone(),
+            source: self.source.file.clone(),
+            target: self.target.file.clone(),
+            export: self.export.clone(),
+        }
+    }
+
+    /// Puts a snapshot back (undo/redo); the files stay loaded.
+    pub fn restore(&mut self, state: EditState) -> Result<(), SessionError> {
+        self.map = state.map;
+        self.export = state.export;
+        self.source.file = state.source;
+        self.target.file = state.target;
+        self.source.rebuild_reference()?;
+        self.target.rebuild_reference()
+    }
+
+    /// Applies `edit`; on error the session is as it was.
+    pub fn apply_edit(&mut self, edit: &Edit) -> Result<String, SessionError> {
+        let before = self.edit_state();
+        let result = self.apply_edit_inner(edit);
+        if result.is_err() {
+            let _ = self.restore(before);
+        }
+        result
+    }
+
+    fn side_mut(&mut self, side: SideRole) -> &mut super::Side {
+        match side {
+            SideRole::Source => &mut self.source,
+            SideRole::Target => &mut self.target,
+        }
+    }
+
+    fn apply_edit_inner(&mut self, edit: &Edit) -> Result<String, SessionError> {
+        let tname = |s: &Session, j: usize| {
+            s.target
+                .skeleton()
+                .names()
+                .get(j)
+                .cloned()
+                .unwrap_or_default()
+        };
+        match edit {
+            Edit::MapBone { target, source } => self.map_bone(*target, *source),
+            Edit::SetRotationMode { target, mode } => {
+                if let Some(p) = self.map.for_target_mut(*target) {
+                    p.rotation = *mode;
+                }
+                Ok(format!(
+                    "{} rotation {}",
+                    tname(self, *target),
+                    rotation_name(*mode)
+                ))
+            }
+            Edit::SetTranslationMode { target, mode } => {
+                if let Some(p) = self.map.for_target_mut(*target) {
+                    p.translation = *mode;
+                }
+                Ok(format!(
+                    "{} translation {}",
+                    tname(self, *target),
+                    translation_name(*mode)
+                ))
+            }
+            Edit::AutoMap { unmapped_only } => {
+                let auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
+                if *unmapped_only {
+                    for pair in auto.pairs() {
+                        let target_free = self.map.for_target(pair.target).is_none();
+                        let source_free = !self.map.pairs().iter().any(|p| p.source == pair.source);
+                        if target_free && source_free {
+                            self.map.insert(pair.clone());
+                        }
+                    }
+                } else {
+                    self.map = auto;
+                }
+                Ok(if *unmapped_only {
+                    "Auto-map unmapped bones"
+                } else {
+                    "Auto-map"
+                }
+                .to_owned())
+            }
+            Edit::ClearMap => {
+                self.map = BoneMap::default();
+                Ok("Clear map".to_owned())
+            }
+            Edit::MirrorMap => {
+                self.mirror_map();
+                Ok("Mirror map left -> right".to_owned())
+            }
+            Edit::SetReferenceSource { side, source } => {
+                let s = self.side_mut(*side);
+                s.file.reference = source.clone();
+                s.rebuild_reference()?;
+                Ok(format!(
+                    "{} reference pose {}",
+                    side_name(*side),
+                    pose_source_name(source)
+                ))
+            }
+            Edit::SetContainer { side, container } => {
+                let s = self.side_mut(*side);
+                s.file.container = *container;
+                s.rebuild_reference()?;
+                Ok(format!("{} container", side_name(*side)))
+            }
+            Edit::MatchHeights => self.match_heights(),
+            Edit::SetBoneOffset {
+                side,
+                joint,
+                rotation,
+            } => {
+                let s = self.side_mut(*side);
+                let name = s.skeleton().names()[*joint].clone();
+                s.file.bone_offsets.retain(|(n, _)| *n != name);
+                if !rotation.abs_diff_eq(Quat::IDENTITY, 1e-7) {
+                    s.file.bone_offsets.push((name.clone(), *rotation));
+                }
+                s.rebuild_reference()?;
+                Ok(format!("Rotate {name}"))
+            }
+            Edit::AutoAlign => {
+                self.auto_align()?;
+                Ok("Auto-align".to_owned())
+            }
+            Edit::ResetPose { side } => {
+                let s = self.side_mut(*side);
+                s.file.container = ContainerEdit::default();
+                s.file.bone_offsets.clear();
+                s.rebuild_reference()?;
+                Ok(format!("Reset {} pose", side_name(*side)))
+            }
+            Edit::ReplaceMap { map, label } => {
+                self.map = map.clone();
+                Ok(label.clone())
+            }
+            Edit::SetExport(settings) => {
+                self.export = settings.clone();
+                Ok("Export settings".to_owned())
+            }
+        }
+    }
+
+    fn map_bone(&mut self, target: usize, source: Option<usize>) -> Result<String, SessionError> {
+        let tgt = self.target.skeleton().names()[target].clone();
+        match source {
+            None => {
+                self.map.remove_target(target);
+                Ok(format!("Unmap {tgt}"))
+            }
+            Some(s) => {
+                let src = self.source.skeleton().names()[s].clone();
+                let bone = self
+                    .target
+                    .labels
+                    .get(target)
+                    .copied()
+                    .flatten()
+                    .map(|l| l.bone);
+                let translation = match self.map.for_target(target) {
+                    Some(p) => p.translation,
+                    None if bone == Some(crate::core::HumanBone::Hips) => {
+                        TranslationMode::HipsScaled
+                    }
+                    None => TranslationMode::None,
+                };
+                self.map.insert(BonePair {
+                    translation,
+                    bone,
+                    method: MapMethod::Hand,
+                    confidence: 1.0,
+                    ..BonePair::new(s, target)
+                });
+                Ok(format!("Map {src} -> {tgt}"))
+            }
+        }
+    }
+
+    /// Each left target pair is copied onto the right: target twin ← source twin.
+    fn mirror_map(&mut self) {
+        let twin_of = |labels: &[Option<crate::core::SideLabel>], j: usize| {
+            let bone = labels.get(j).copied().flatten()?.bone;
+            if !bone.is_left() {
+                return None;
+            }
+            labels
+                .iter()
+                .position(|l| l.is_some_and(|l| l.bone == bone.twin()))
+        };
+        let lefts: Vec<BonePair> = self.map.pairs().to_vec();
+        for pair in lefts {
+            let Some(t) = twin_of(&self.target.labels, pair.target) else {
+                continue;
+            };
+            let s = self
+                .source
+                .labels
+                .get(pair.source)
+                .copied()
+                .flatten()
+                .and_then(|l| {
+                    self.source
+                        .labels
+                        .iter()
+                        .position(|o| o.is_some_and(|o| o.bone == l.bone.twin()))
+                });
+            let Some(s) = s else { continue };
+            self.map.insert(BonePair {
+                source: s,
+                target: t,
+                bone: pair.bone.map(|b| b.twin()),
+                ..pair
+            });
+        }
+    }
+
+    fn match_heights(&mut self) -> Result<String, SessionError> {
+        let height = |side: &super::Side| {
+            let hips = side
+                .skeleton()
+                .find_humanoid(crate::core::HumanBone::Hips)
+                .or_else(|| {
+                    side.labels
+                        .iter()
+                        .position(|l| l.is_some_and(|l| l.bone == crate::core::HumanBone::Hips))
+                })?;
+            let world = side.reference.world_matrices(side.skeleton());
+            let ground = world
+                .iter()
+                .map(|m| m.w_axis.y)
+                .fold(f32::INFINITY, f32::min);
+            Some(world[hips].w_axis.y - ground)
+        };
+        if let (Some(hs), Some(ht)) = (height(&self.source), height(&self.target))
+            && hs > 1e-6
+            && ht > 1e-6
+        {
+            self.target.file.container.scale *= hs / ht;
+            self.target.rebuild_reference()?;
+        }
+        Ok("Match heights".to_owned())
+    }
+}
+
+pub fn rotation_name(mode: RotationMode) -> &'static str {
+    match mode {
+        RotationMode::RestRelative => "rest-relative",
+        RotationMode::Absolute => "absolute",
+    }
+}
+
+pub fn translation_name(mode: TranslationMode) -> &'static str {
+    match mode {
+        TranslationMode::None => "none",
+        TranslationMode::HipsScaled => "hips-scaled",
+        TranslationMode::Copy => "copy",
+        TranslationMode::InPlace => "in place",
+    }
+}
+
+fn side_name(side: SideRole) -> &'static str {
+    match side {
+        SideRole::Source => "Source",
+        SideRole::Target => "Target",
+    }
+}
+
+fn pose_source_name(source: &PoseSource) -> String {
+    match source {
+        PoseSource::Bind => "bind".into(),
+        PoseSource::Rest => "rest".into(),
+        PoseSource::Frame { clip, frame } => format!("{clip} frame {frame}"),
+    }
+}

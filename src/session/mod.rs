@@ -1,0 +1,321 @@
+//! A retargeting session: a source and a target loaded, their reference poses, the bone map.
+//! The CLI and the editor both work through it; it knows files, never windows.
+
+mod edit;
+mod export;
+mod side;
+
+pub use edit::{Edit, EditState, rotation_name, translation_name};
+pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
+
+pub use side::{Side, SideRole};
+
+use crate::core::align::{auto_align, bone_direction_errors, detect_facing, facing_fix};
+use crate::core::{
+    BoneMap, BonePair, Clip, HumanBone, RetargetClipOptions, RetargetError, Retargeter,
+};
+use crate::io::project::{ExportSettings, PairFile, ProjectError, ProjectFile};
+use crate::io::{ImportError, ImportOptions};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error("{}: no humanoid found (could not find: {missing})", path.display())]
+    NoHumanoid { path: PathBuf, missing: String },
+    #[error("the hips cannot be mapped: source {} and target {} have no hips in common", source_file.display(), target_file.display())]
+    UnmappableHips {
+        source_file: PathBuf,
+        target_file: PathBuf,
+    },
+    #[error("{}: no clip named '{name}' (clips: {available})", path.display())]
+    ClipMissing {
+        path: PathBuf,
+        name: String,
+        available: String,
+    },
+    #[error("{}: the file has no clip to retarget", path.display())]
+    NoClips { path: PathBuf },
+    #[error("{}: the project's {role} joint '{joint}' is not in this file", path.display())]
+    JointMissing {
+        path: PathBuf,
+        role: &'static str,
+        joint: String,
+    },
+    #[error("{}: reference frame {frame} of clip '{clip}' cannot be used: the clip is missing", path.display())]
+    ReferenceClipMissing {
+        path: PathBuf,
+        clip: String,
+        frame: usize,
+    },
+    #[error(transparent)]
+    Retarget(#[from] RetargetError),
+    #[error(transparent)]
+    Export(#[from] crate::io::ExportError),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Cloneable so long work (export) can run on a copy in the background.
+#[derive(Clone)]
+pub struct Session {
+    pub source: Side,
+    pub target: Side,
+    pub map: BoneMap,
+    pub export: ExportSettings,
+}
+
+impl Session {
+    /// Loads both files, maps them from their humanoid labels, turns both to face +Z and
+    /// aligns the target's limbs to the source's reference pose.
+    pub fn automatic(
+        source: &Path,
+        target: &Path,
+        options: &ImportOptions,
+    ) -> Result<Self, SessionError> {
+        let source = Side::load(SideRole::Source, source, options)?;
+        let target = Side::load(SideRole::Target, target, &ImportOptions::default())?;
+        let map = BoneMap::from_labels(&source.labels, &target.labels);
+        let mut session = Session {
+            source,
+            target,
+            map,
+            export: ExportSettings::default(),
+        };
+        session.check_hips()?;
+        session.face_forward()?;
+        session.auto_align()?;
+        Ok(session)
+    }
+
+    /// Both sides must be humanoids: hips, head and the four limbs found with some
+    /// confidence (a fox's `b_Hip_01` is not enough), and the hips mapped.
+    fn check_hips(&self) -> Result<(), SessionError> {
+        use HumanBone::*;
+        const CORE: [HumanBone; 6] = [
+            Hips,
+            Head,
+            LeftUpperLeg,
+            RightUpperLeg,
+            LeftUpperArm,
+            RightUpperArm,
+        ];
+        for side in [&self.source, &self.target] {
+            let missing: Vec<&str> = CORE
+                .iter()
+                .filter(|b| {
+                    !side
+                        .labels
+                        .iter()
+                        .flatten()
+                        .any(|l| l.bone == **b && l.confidence >= 0.5)
+                })
+                .map(|b| b.as_str())
+                .collect();
+            if !missing.is_empty() {
+                return Err(SessionError::NoHumanoid {
+                    path: side.path.clone(),
+                    missing: missing.join(", "),
+                });
+            }
+        }
+        if !self
+            .map
+            .pairs()
+            .iter()
+            .any(|p| p.bone == Some(HumanBone::Hips))
+        {
+            return Err(SessionError::UnmappableHips {
+                source_file: self.source.path.clone(),
+                target_file: self.target.path.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Turns each side's container so it faces +Z with +Y up.
+    pub fn face_forward(&mut self) -> Result<(), SessionError> {
+        for side in [&mut self.source, &mut self.target] {
+            let Some(facing) = detect_facing(side.skeleton(), &side.reference) else {
+                continue;
+            };
+            let edit = &mut side.file.container;
+            edit.rotation = (facing_fix(&facing) * edit.rotation).normalize();
+            side.rebuild_reference()?;
+        }
+        Ok(())
+    }
+
+    /// Auto-align: the target's mapped limbs point where the source's point.
+    pub fn auto_align(&mut self) -> Result<(), SessionError> {
+        let offsets = auto_align(
+            self.source.skeleton(),
+            &self.source.reference,
+            self.target.skeleton(),
+            &mut self.target.reference.clone(),
+            &self.map,
+        );
+        for (joint, offset) in offsets {
+            self.target.add_bone_offset(joint, offset);
+        }
+        self.target.rebuild_reference()
+    }
+
+    /// Per mapped target bone, the angle (degrees) between it and its source bone in the
+    /// reference poses.
+    pub fn reference_agreement(&self) -> Vec<(usize, f32)> {
+        let pos = |side: &Side| -> Vec<glam::Vec3> {
+            side.reference
+                .world_matrices(side.skeleton())
+                .iter()
+                .map(|m| m.w_axis.truncate())
+                .collect()
+        };
+        bone_direction_errors(
+            &pos(&self.source),
+            self.target.skeleton(),
+            &pos(&self.target),
+            &self.map,
+        )
+    }
+
+    pub fn retargeter(&self) -> Result<Retargeter, SessionError> {
+        self.retargeter_with(&self.map)
+    }
+
+    /// A retargeter of this session's sides and reference poses under `map`.
+    fn retargeter_with(&self, map: &BoneMap) -> Result<Retargeter, SessionError> {
+        Ok(Retargeter::new(
+            self.source.skeleton(),
+            &self.source.reference,
+            self.target.skeleton(),
+            &self.target.reference,
+            map,
+        )?)
+    }
+
+    /// The source clip `name` (or the side's chosen clip, or the first).
+    pub fn source_clip(&self, name: Option<&str>) -> Result<&Clip, SessionError> {
+        self.source.clip(name.or(self.source.file.clip.as_deref()))
+    }
+
+    pub fn retarget_clip(
+        &self,
+        name: Option<&str>,
+        fps: Option<f32>,
+    ) -> Result<Clip, SessionError> {
+        self.retarget_clip_with(name, fps, None)
+    }
+
+    /// As `retarget_clip`, with another map in place of the session's (export options).
+    pub fn retarget_clip_with(
+        &self,
+        name: Option<&str>,
+        fps: Option<f32>,
+        map: Option<&BoneMap>,
+    ) -> Result<Clip, SessionError> {
+        let clip = self.source_clip(name)?;
+        let mut r = self.retargeter_with(map.unwrap_or(&self.map))?;
+        let options = RetargetClipOptions {
+            fps: fps.or(self.export.fps),
+        };
+        Ok(r.retarget_clip(
+            self.source.skeleton(),
+            clip,
+            self.target.skeleton(),
+            &options,
+        ))
+    }
+
+    /// The map with joints by name, as project and map files store it.
+    pub fn map_pairs(&self) -> Vec<PairFile> {
+        let (src, tgt) = (self.source.skeleton(), self.target.skeleton());
+        self.map
+            .pairs()
+            .iter()
+            .map(|p| PairFile {
+                source: src.names()[p.source].clone(),
+                target: tgt.names()[p.target].clone(),
+                bone: p.bone,
+                rotation: p.rotation,
+                translation: p.translation,
+                method: p.method,
+                confidence: p.confidence,
+            })
+            .collect()
+    }
+
+    /// A map from named pairs; pairs naming joints these files lack are returned apart.
+    pub fn map_from_pairs(&self, pairs: &[PairFile]) -> (BoneMap, Vec<String>) {
+        let (src, tgt) = (self.source.skeleton(), self.target.skeleton());
+        let mut missing = Vec::new();
+        let mut out = Vec::new();
+        for p in pairs {
+            match (src.find(&p.source), tgt.find(&p.target)) {
+                (Some(s), Some(t)) => out.push(BonePair {
+                    rotation: p.rotation,
+                    translation: p.translation,
+                    bone: p.bone,
+                    method: p.method,
+                    confidence: p.confidence,
+                    ..BonePair::new(s, t)
+                }),
+                _ => missing.push(format!("{} -> {}", p.source, p.target)),
+            }
+        }
+        (BoneMap::new(out), missing)
+    }
+
+    pub fn to_project(&self) -> ProjectFile {
+        ProjectFile {
+            version: crate::io::project::PROJECT_VERSION,
+            source: self.source.file.clone(),
+            target: self.target.file.clone(),
+            map: self.map_pairs(),
+            export: self.export.clone(),
+        }
+    }
+
+    /// Opens a project file: both sides loaded from its paths, its map and edits applied.
+    pub fn from_project(path: &Path) -> Result<Self, SessionError> {
+        let project = ProjectFile::load(path)?;
+        Self::from_project_file(project)
+    }
+
+    pub fn from_project_file(project: ProjectFile) -> Result<Self, SessionError> {
+        let source = Side::from_file(SideRole::Source, project.source)?;
+        let target = Side::from_file(SideRole::Target, project.target)?;
+        let mut pairs = Vec::with_capacity(project.map.len());
+        for p in &project.map {
+            let find = |side: &Side, role, name: &str| {
+                side.skeleton()
+                    .find(name)
+                    .ok_or_else(|| SessionError::JointMissing {
+                        path: side.path.clone(),
+                        role,
+                        joint: name.to_owned(),
+                    })
+            };
+            pairs.push(BonePair {
+                rotation: p.rotation,
+                translation: p.translation,
+                bone: p.bone,
+                method: p.method,
+                confidence: p.confidence,
+                ..BonePair::new(
+                    find(&source, "source", &p.source)?,
+                    find(&target, "target", &p.target)?,
+                )
+            });
+        }
+        Ok(Session {
+            source,
+            target,
+            map: BoneMap::new(pairs),
+            export: project.export,
+        })
+    }
+}

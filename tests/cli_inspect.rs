@@ -1,0 +1,115 @@
+//! The `inspect` command as scripts use it: stable JSON, exit codes, one-line errors.
+
+mod common;
+
+use common::asset_path;
+use serde_json::Value;
+use std::process::Command;
+
+fn inspect(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .arg("inspect")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn inspect_json(rel: &str) -> Value {
+    let path = asset_path(rel);
+    let out = inspect(&[path.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let v = inspect_json("gltf/RobotExpressive.glb");
+    let joints = v["skeletons"][0]["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 43);
+    let root = &joints[0];
+    assert_eq!(root["name"], "Bone");
+    assert!(root["parent"].is_null());
+    assert_eq!(root["translation"].as_array().unwrap().len(), 3);
+    assert_eq!(root["rotation"].as_array().unwrap().len(), 4);
+    assert_eq!(root["scale"].as_array().unwrap().len(), 3);
+    assert!(root["humanoid"].is_null());
+    let hips = joints.iter().find(|j| j["name"] == "Hips").unwrap();
+    assert!(hips["parent"].as_u64().is_some());
+    let clips = v["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 14);
+    let dance = clips.iter().find(|c| c["name"] == "Dance").unwrap();
+    assert_eq!(dance["frames"], 81);
+    assert_eq!(dance["fps"], 24.0);
+    assert!((dance["duration"].as_f64().unwrap() - 80.0 / 24.0).abs() < 1e-4);
+    assert_eq!(v["unit"]["name"], "m");
+    assert_eq!(v["up"]["axis"], "+Y");
+    assert_eq!(v["meshes"].as_array().unwrap().len(), 14);
+}
+
+#[test]
+fn json_for_vrm_labels_and_bvh_units() {
+    let vrm = inspect_json("vrm/cryptovoxels.vrm");
+    let joints = vrm["skeletons"][0]["joints"].as_array().unwrap();
+    let labelled = joints.iter().filter(|j| j["humanoid"].is_string()).count();
+    assert_eq!(labelled, 43);
+    assert_eq!(joints[0]["humanoid"], "hips");
+    assert!(vrm["clips"].as_array().unwrap().is_empty());
+
+    let bvh = inspect_json("bvh/02_01.bvh");
+    assert_eq!(bvh["unit"]["name"], "cmu");
+    assert_eq!(bvh["unit"]["source"], "detected");
+    assert_eq!(bvh["clips"][0]["frames"], 343);
+    assert_eq!(bvh["clips"][0]["fps"], 120.0);
+}
+
+#[test]
+fn unit_override_on_the_command_line() {
+    let path = asset_path("bvh/02_01.bvh");
+    let out = inspect(&[
+        path.to_str().unwrap(),
+        "--json",
+        "--unit",
+        "cm",
+        "--up",
+        "-z",
+    ]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["unit"]["name"], "cm");
+    assert_eq!(v["unit"]["source"], "override");
+    assert_eq!(v["up"]["axis"], "-Z");
+}
+
+#[test]
+fn text_output_lists_skeleton_clips_and_meshes() {
+    let path = asset_path("gltf/CesiumMan.glb");
+    let out = inspect(&[path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("19 joints"), "{text}");
+    assert!(text.contains("48 frames, 24.000 fps"), "{text}");
+    assert!(text.contains("3273 vertices"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("half.glb");
+    let glb = std::fs::read(asset_path("gltf/Fox.glb")).unwrap();
+    std::fs::write(&bad, &glb[..glb.len() / 2]).unwrap();
+    for path in [bad, dir.path().join("missing.bvh")] {
+        let out = inspect(&[path.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

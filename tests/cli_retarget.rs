@@ -1,0 +1,312 @@
+//! The `map` and `retarget` commands end to end on real files.
+
+mod common;
+
+use common::asset_path;
+use glam::Vec3;
+use retarget_studio::core::{Clip, Pose, Skeleton};
+use retarget_studio::io::ImportOptions;
+use retarget_studio::session::Session;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn studio(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn world_frames(s: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
+    let n = clip.frame_count();
+    (0..n)
+        .map(|k| {
+            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (n - 1).max(1) as f32;
+            let mut pose = Pose::rest(s);
+            clip.sample(t, &mut pose);
+            pose.world_positions(s)
+        })
+        .collect()
+}
+
+#[test]
+fn retarget_to_glb_reimports_to_the_in_memory_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("walk_robot.glb");
+    let (src, tgt) = (
+        asset_path("bvh/02_01.bvh"),
+        asset_path("gltf/RobotExpressive.glb"),
+    );
+    let o = studio(&[
+        "retarget",
+        "--source",
+        p(&src),
+        "--target",
+        p(&tgt),
+        "--out",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("wrote") && stdout.contains("1 clip(s)"),
+        "{stdout}"
+    );
+    if let Ok(keep) = std::env::var("RETARGET_EXPORT_DIR") {
+        std::fs::copy(&out, Path::new(&keep).join("walk_robot.glb")).unwrap();
+    }
+
+    let session = Session::automatic(&src, &tgt, &ImportOptions::default()).unwrap();
+    let expected = session.retarget_clip(None, None).unwrap();
+    let written = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
+    assert_eq!(
+        written.clips.len(),
+        1,
+        "the target's own clips are replaced"
+    );
+    assert_eq!(
+        written.meshes.len(),
+        session.target.asset.meshes.len(),
+        "the robot's meshes are kept"
+    );
+    let skel = &written.skeletons[0];
+    let a = world_frames(session.target.skeleton(), &expected);
+    let b = world_frames(skel, &written.clips[0].clip);
+    let worst = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| p.distance(*q)))
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-5 * 3.0, "exported vs in-memory: {worst} m");
+}
+
+#[test]
+fn map_writes_a_project_that_retarget_reuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("walk.ron");
+    let (src, tgt) = (
+        asset_path("bvh/05_06.bvh"),
+        asset_path("vrm/cryptovoxels.vrm"),
+    );
+    let o = studio(&[
+        "map",
+        "--source",
+        p(&src),
+        "--target",
+        p(&tgt),
+        "--out",
+        p(&project),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("Left arm") && table.contains("LeftArm") && table.contains("leftUpperArm"),
+        "{table}"
+    );
+    assert!(table.contains("target joints mapped"), "{table}");
+
+    let from_project = Session::from_project(&project).unwrap();
+    let automatic = Session::automatic(&src, &tgt, &ImportOptions::default()).unwrap();
+    assert_eq!(from_project.map, automatic.map);
+    let a = from_project.retarget_clip(None, Some(30.0)).unwrap();
+    let b = automatic.retarget_clip(None, Some(30.0)).unwrap();
+    assert_eq!(a, b, "the saved project reproduces the automatic result");
+
+    let bvh = dir.path().join("dance.bvh");
+    let o = studio(&[
+        "retarget",
+        "--project",
+        p(&project),
+        "--out",
+        p(&bvh),
+        "--fps",
+        "30",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let back = retarget_studio::io::load(&bvh, &ImportOptions::default()).unwrap();
+    assert_eq!(back.clips[0].clip.fps(), Some(30.0));
+}
+
+#[test]
+fn all_clips_and_animation_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("robot_on_vrm.glb");
+    let (src, tgt) = (
+        asset_path("gltf/RobotExpressive.glb"),
+        asset_path("vrm/cryptovoxels.vrm"),
+    );
+    let o = studio(&[
+        "retarget",
+        "--source",
+        p(&src),
+        "--all-clips",
+        "--target",
+        p(&tgt),
+        "--out",
+        p(&out),
+        "--animation-only",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let back = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
+    assert_eq!(back.clips.len(), 14);
+    assert!(back.meshes.is_empty());
+    if let Ok(keep) = std::env::var("RETARGET_EXPORT_DIR") {
+        std::fs::copy(&out, Path::new(&keep).join("robot_on_vrm.glb")).unwrap();
+    }
+}
+
+#[test]
+fn bad_requests_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.glb");
+    let (bvh, robot, fox) = (
+        asset_path("bvh/02_01.bvh"),
+        asset_path("gltf/RobotExpressive.glb"),
+        asset_path("gltf/Fox.glb"),
+    );
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "retarget",
+                "--source",
+                p(&bvh),
+                "--clip",
+                "Moonwalk",
+                "--target",
+                p(&robot),
+                "--out",
+                p(&out),
+            ],
+            "Moonwalk",
+        ),
+        (
+            vec![
+                "retarget",
+                "--source",
+                p(&bvh),
+                "--target",
+                p(&fox),
+                "--out",
+                p(&out),
+            ],
+            "no humanoid",
+        ),
+        (
+            vec![
+                "retarget",
+                "--source",
+                p(&bvh),
+                "--target",
+                p(&robot),
+                "--out",
+                "/tmp/x.fbx",
+            ],
+            ".glb or .bvh",
+        ),
+        (
+            vec![
+                "map",
+                "--source",
+                "/nope/missing.bvh",
+                "--target",
+                p(&robot),
+            ],
+            "missing.bvh",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = studio(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+    assert!(!out.exists(), "nothing written on failure");
+}
+
+#[test]
+fn key_reduction_keeps_the_motion_within_tolerance_and_in_place_stays_put() {
+    use retarget_studio::session::{ExportFormat, ExportJob, KeyReduction};
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = (
+        asset_path("bvh/02_01.bvh"),
+        asset_path("gltf/RobotExpressive.glb"),
+    );
+    let session = Session::automatic(&src, &tgt, &ImportOptions::default()).unwrap();
+    let job = |out: &str, reduce, root_motion| ExportJob {
+        format: ExportFormat::GlbWithCharacter,
+        clips: vec![None],
+        fps: None,
+        out: dir.path().join(out),
+        reduce,
+        root_motion,
+    };
+    let full = session.export(&job("full.glb", None, None)).unwrap();
+    let small = session
+        .export(&job("small.glb", Some(KeyReduction::default()), None))
+        .unwrap();
+    let (before, after) = small.reduced.unwrap();
+    eprintln!("key reduction at 0.1° / 0.5 mm: {before} -> {after}");
+    assert_eq!(before, full.keys);
+    assert!(after < before / 2, "{before} -> {after}");
+    let load = |name: &str| {
+        retarget_studio::io::load(&dir.path().join(name), &ImportOptions::default()).unwrap()
+    };
+    let (a, b) = (load("full.glb"), load("small.glb"));
+    let fa = world_frames(&a.skeletons[0], &a.clips[0].clip);
+    let fb = world_frames(&b.skeletons[0], &a.clips[0].clip);
+    assert_eq!(fa, fb, "same skeleton");
+    // Sample the reduced clip at the full clip's key times.
+    let clip_b = &b.clips[0].clip;
+    let n = a.clips[0].clip.frame_count();
+    let mut worst = 0.0f32;
+    for (k, frame) in fa.iter().enumerate() {
+        let t = clip_b.start_secs() + a.clips[0].clip.duration_secs() * k as f32 / (n - 1) as f32;
+        let mut pose = Pose::rest(&b.skeletons[0]);
+        clip_b.sample(t, &mut pose);
+        let p = pose.world_positions(&b.skeletons[0]);
+        worst = frame
+            .iter()
+            .zip(&p)
+            .map(|(x, y)| x.distance(*y))
+            .fold(worst, f32::max);
+    }
+    assert!(
+        worst < 0.01,
+        "reduced keys stay within 1 cm on a 3 m robot: {worst} m"
+    );
+
+    session
+        .export(&job(
+            "in_place.glb",
+            None,
+            Some(retarget_studio::core::TranslationMode::InPlace),
+        ))
+        .unwrap();
+    let still = load("in_place.glb");
+    let s = &still.skeletons[0];
+    let hips = s.find("Hips").unwrap();
+    let frames = world_frames(s, &still.clips[0].clip);
+    let drift = frames
+        .iter()
+        .map(|f| {
+            Vec3::new(
+                f[hips].x - frames[0][hips].x,
+                0.0,
+                f[hips].z - frames[0][hips].z,
+            )
+            .length()
+        })
+        .fold(0.0f32, f32::max);
+    let walked = world_frames(&a.skeletons[0], &a.clips[0].clip);
+    let moved = (walked.last().unwrap()[hips] - walked[0][hips]).length();
+    assert!(moved > 0.5, "the walk moves the hips {moved} m");
+    assert!(
+        drift < 1e-4,
+        "in place the hips stay over their spot: {drift} m"
+    );
+}

@@ -1,0 +1,135 @@
+//! `retarget-studio screenshot` end to end under Xvfb: both viewports must show a character
+//! (the robot's orange on the left, the VRM's white body on the right), not only background.
+//! Needs `Xvfb` (scripts/setup.sh installs it) and Mesa's software OpenGL.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A private X server for this test, stopped when dropped.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Xvfb {
+        for n in 90..110 {
+            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+                continue;
+            }
+            let spawned = Command::new("Xvfb")
+                .args([
+                    format!(":{n}").as_str(),
+                    "-screen",
+                    "0",
+                    "1600x1000x24",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            let mut child = match spawned {
+                Ok(c) => c,
+                Err(e) => {
+                    panic!("cannot start Xvfb ({e}): run scripts/setup.sh, which installs it")
+                }
+            };
+            let socket = format!("/tmp/.X11-unix/X{n}");
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
+                if Path::new(&socket).exists() {
+                    return Xvfb {
+                        child,
+                        display: format!(":{n}"),
+                    };
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+        }
+        panic!("no free X display for Xvfb in :90..:109");
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn count(
+    img: &image::RgbaImage,
+    x0: u32,
+    x1: u32,
+    y0: u32,
+    y1: u32,
+    pred: impl Fn([u8; 4]) -> bool,
+) -> usize {
+    (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| pred(img.get_pixel(x, y).0))
+        .count()
+}
+
+#[test]
+fn screenshot_of_the_demo_shows_both_characters() {
+    let xvfb = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo.png");
+    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args([
+            "screenshot",
+            "--out",
+            out.to_str().unwrap(),
+            "--frame",
+            "20",
+            "--size",
+            "1280x800",
+        ])
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "screenshot failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let img = image::open(&out).unwrap().to_rgba8();
+    let (w, h) = img.dimensions();
+    assert!(w >= 1000 && h >= 600, "{w}x{h}");
+    if let Ok(keep) = std::env::var("RETARGET_SCREENSHOT_DIR") {
+        std::fs::copy(&out, Path::new(&keep).join("demo.png")).unwrap();
+    }
+    // The viewports share the space left of the ~420 pt tool panel, below the header rows.
+    let central = w - (420.0 * w as f32 / 1280.0) as u32;
+    let (y0, y1) = (h / 8, h * 7 / 8);
+    let orange = |p: [u8; 4]| p[0] > 170 && p[1] > 80 && p[1] < 190 && p[2] < 100;
+    let white = |p: [u8; 4]| p[0] > 170 && p[1] > 170 && p[2] > 170 && p[0].abs_diff(p[2]) < 40;
+    let background = |p: [u8; 4]| p[0] < 60 && p[1] < 60 && p[2] < 60;
+    let left_orange = count(&img, 0, central / 2, y0, y1, orange);
+    let right_white = count(&img, central / 2, central, y0, y1, white);
+    let right_area = ((central / 2) * (y1 - y0)) as usize;
+    let right_background = count(&img, central / 2, central, y0, y1, background);
+    eprintln!(
+        "robot pixels {left_orange}, VRM pixels {right_white}, right background {right_background}/{right_area}"
+    );
+    assert!(
+        left_orange > 2000,
+        "the robot shows in the left viewport: {left_orange} orange pixels"
+    );
+    assert!(
+        right_white > 2000,
+        "the VRM character shows in the right viewport: {right_white} white pixels"
+    );
+    assert!(
+        right_background > right_area / 3,
+        "the viewport background is drawn too"
+    );
+}
