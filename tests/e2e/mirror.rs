@@ -1,9 +1,7 @@
 //! Invariant 7: mirror ∘ mirror = identity, and a mirrored pose is the twin's pose.
 
-mod common;
-
-use common::load;
-use common::variants::Lcg;
+use crate::common::load;
+use crate::common::variants::Lcg;
 use glam::{Quat, Vec3};
 use retarget_studio::core::mirror::{mirror_pose, twins};
 use retarget_studio::core::{HumanBone, Pose, ReferencePose, Skeleton};

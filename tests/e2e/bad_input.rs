@@ -1,9 +1,7 @@
 //! Every kind of bad input gives a typed error that names the file and the problem;
 //! none panics.
 
-mod common;
-
-use common::{asset_path, load_err_bytes};
+use crate::common::{asset_path, load_err_bytes};
 use retarget_studio::io::{ImportOptions, Problem};
 
 fn message(e: &retarget_studio::io::ImportError) -> String {

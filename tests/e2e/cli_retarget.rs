@@ -1,8 +1,6 @@
 //! The `map` and `retarget` commands end to end on real files.
 
-mod common;
-
-use common::asset_path;
+use crate::common::asset_path;
 use glam::Vec3;
 use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::ImportOptions;

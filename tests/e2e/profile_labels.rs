@@ -1,10 +1,8 @@
 //! Automatic humanoid labels (`core::profile::auto_label`) on the real rigs in assets/, and on
 //! copies of them renamed to other rigs' conventions or to meaningless names.
 
-mod common;
-
-use common::renames::{mixamo_name, unreal_name};
-use common::{BVH_ASSETS, GLTF_ASSETS, load};
+use crate::common::renames::{mixamo_name, unreal_name};
+use crate::common::{BVH_ASSETS, GLTF_ASSETS, load};
 use glam::{Mat4, Quat, Vec3};
 use retarget_studio::core::profile::{Label, LabelMethod, auto_label};
 use retarget_studio::core::{HumanBone, JointDef, Pose, Skeleton};

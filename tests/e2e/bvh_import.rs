@@ -1,9 +1,7 @@
 //! BVH import on the CMU files in assets/ and on small files with answers worked by hand.
 #![allow(clippy::excessive_precision)] // numbers are copied as the file writes them
 
-mod common;
-
-use common::{BVH_ASSETS, load};
+use crate::common::{BVH_ASSETS, load};
 use glam::{Mat3, Vec3};
 use retarget_studio::core::{Axis, Pose, Unit};
 use retarget_studio::io::{ImportOptions, Provenance};

@@ -1,8 +1,6 @@
 //! The `inspect` command as scripts use it: stable JSON, exit codes, one-line errors.
 
-mod common;
-
-use common::asset_path;
+use crate::common::asset_path;
 use serde_json::Value;
 use std::process::Command;
 

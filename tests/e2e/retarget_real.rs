@@ -1,9 +1,7 @@
 //! Cross-rig retargeting on real files: mocap onto a glTF robot, a glTF clip onto a VRM.
 //! Judged by the direction of every mapped bone against its source bone, frame by frame.
 
-mod common;
-
-use common::asset_path;
+use crate::common::asset_path;
 use glam::Vec3;
 use retarget_studio::core::align::mapped_child;
 use retarget_studio::core::{Clip, HumanBone, Pose};

@@ -4,9 +4,7 @@
 //! Set RETARGET_EXPORT_DIR to keep the written files (CI runs the Khronos validator on
 //! them); otherwise they go to a temp folder.
 
-mod common;
-
-use common::{asset_path, load};
+use crate::common::{asset_path, load};
 use glam::{Quat, Vec3};
 use retarget_studio::core::{Clip, Interpolation, JointTracks, Pose, Skeleton, Track};
 use retarget_studio::io::gltf_export::{ExportReport, GlbContent, GlbExportOptions, export_glb};

@@ -1,9 +1,7 @@
 //! The invariants of DESIGN.md on real rigs, with variants made here.
 
-mod common;
-
-use common::load;
-use common::variants::{longer_legs, reoriented, scaled};
+use crate::common::load;
+use crate::common::variants::{longer_legs, reoriented, scaled};
 use glam::Vec3;
 use retarget_studio::core::{
     BoneMap, BonePair, Clip, Pose, ReferencePose, RetargetClipOptions, Retargeter, Skeleton,
@@ -257,8 +255,8 @@ fn automatic_map(source: &Skeleton, target: &Skeleton) -> BoneMap {
 
 #[test]
 fn round_trip_through_renamed_copies_with_automatic_maps() {
-    use common::renames::{mixamo_name, unreal_name};
-    use common::variants::renamed;
+    use crate::common::renames::{mixamo_name, unreal_name};
+    use crate::common::variants::renamed;
     let asset = load("gltf/RobotExpressive.glb");
     let a = &asset.skeletons[0];
     let clip = &asset.find_clip("Wave").unwrap().clip;

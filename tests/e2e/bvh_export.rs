@@ -1,9 +1,7 @@
 //! BVH export on the real rigs in assets/: written, read back with our own importer, and
 //! compared joint by joint in world space with the clip it came from.
 
-mod common;
-
-use common::load;
+use crate::common::load;
 use glam::{Mat4, Quat, Vec3};
 use retarget_studio::core::{
     Axis, Clip, Interpolation, JointDef, JointTracks, Pose, Skeleton, Track, Transform, Unit,

@@ -1,8 +1,6 @@
 //! glTF, GLB and VRM import on the real rigs in assets/.
 
-mod common;
-
-use common::{GLTF_ASSETS, asset_path, load};
+use crate::common::{GLTF_ASSETS, asset_path, load};
 use glam::{Mat4, Vec3};
 use retarget_studio::core::{HumanBone, Pose};
 use retarget_studio::io::Format;

@@ -1,0 +1,20 @@
+//! End-to-end tests on the real rigs and clips in `assets/`, built as one test binary: each
+//! integration test file would otherwise link the whole GUI stack again, which costs minutes and
+//! gigabytes on a 2-core CI machine.
+
+mod common;
+
+mod bad_input;
+mod bvh_export;
+mod bvh_import;
+mod cli_inspect;
+mod cli_retarget;
+mod gltf_export;
+mod gltf_import;
+mod mirror;
+mod profile_labels;
+mod retarget_invariants;
+mod retarget_real;
+mod screenshot;
+mod ui;
+mod ui_tools;
