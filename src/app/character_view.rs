@@ -1,7 +1,9 @@
 //! One viewport's worth of state: the camera, the GPU renderer handle and the scene the
 //! renderer draws, re-posed each frame without reallocating.
 
-use super::viewport::{CharacterScene, OrbitCamera, ViewportRenderer, viewport_ui};
+use super::viewport::{
+    CharacterScene, GizmoPlacement, GizmoState, OrbitCamera, ViewportRenderer, viewport_ui,
+};
 use crate::core::{Pose, Skeleton};
 use crate::io::SkinnedMesh;
 use eframe::egui;
@@ -16,6 +18,9 @@ pub struct CharacterView {
     id_base: u64,
     /// Frame the camera on the next draw (a new character was loaded).
     pub needs_framing: bool,
+    gizmo: GizmoState,
+    /// Where the viewport was last laid out, for tests and tools that aim at what is drawn.
+    pub last_rect: egui::Rect,
 }
 
 impl CharacterView {
@@ -27,6 +32,8 @@ impl CharacterView {
             world: Vec::new(),
             id_base,
             needs_framing: true,
+            gizmo: GizmoState::default(),
+            last_rect: egui::Rect::NOTHING,
         }
     }
 
@@ -44,14 +51,33 @@ impl CharacterView {
         scene.set_pose(self.id_base, skeleton.parents(), meshes, &self.world);
     }
 
+    /// World matrices of the pose last set, as drawn.
+    pub fn world(&self) -> &[Mat4] {
+        &self.world
+    }
+
+    /// Where the rotation gizmo of `joint` sits as drawn: at the joint, in its frame.
+    pub fn gizmo_at(&self, joint: usize) -> Option<GizmoPlacement> {
+        let (_, rotation, center) = self.world.get(joint)?.to_scale_rotation_translation();
+        Some(GizmoPlacement {
+            center,
+            frame: rotation.normalize(),
+        })
+    }
+
     pub fn clear(&mut self) {
         self.scene = Arc::new(CharacterScene::default());
         self.world.clear();
         self.needs_framing = true;
     }
 
-    /// Draws the viewport; returns what the user did in it.
-    pub fn ui(&mut self, ui: &mut egui::Ui) -> super::viewport::ViewportResponse {
+    /// Draws the viewport, with the rotation gizmo at `gizmo` if given; returns what the user
+    /// did in it.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        gizmo: Option<GizmoPlacement>,
+    ) -> super::viewport::ViewportResponse {
         if self.needs_framing
             && let Some((min, max)) = self.scene.bounds()
         {
@@ -61,11 +87,14 @@ impl CharacterView {
                 super::viewport::scene::suggested_bone_radius(min, max);
             self.needs_framing = false;
         }
-        viewport_ui(
+        let response = viewport_ui(
             ui,
             &mut self.camera,
             self.scene.clone(),
             self.renderer.clone(),
-        )
+            (&mut self.gizmo, gizmo),
+        );
+        self.last_rect = response.rect;
+        response
     }
 }

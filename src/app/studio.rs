@@ -334,6 +334,13 @@ impl StudioApp {
         let mut clicked = [None, None];
         let mut hovered = [false, false];
         let mut rotate = None;
+        let mut gizmo_turn = None;
+        // The gizmo belongs to the pose tools: shown on the selected target bone while the
+        // Pose tab is open, so that orbiting elsewhere never grabs a ring by accident.
+        let gizmo = match (self.prefs.tab, self.selected) {
+            (Tab::Pose, Some(j)) => self.views[1].gizmo_at(j),
+            _ => None,
+        };
         ui.columns(2, |cols| {
             for (i, col) in cols.iter_mut().enumerate() {
                 let label = names
@@ -348,17 +355,23 @@ impl StudioApp {
                         ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
                     }
                 });
-                let response = self.views[i].ui(col);
+                let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
                 if i == 1
                     && let Some(delta) = response.rotate_drag
                 {
                     rotate = Some(delta);
                 }
+                if i == 1 {
+                    gizmo_turn = response.gizmo_turn;
+                }
             }
         });
         if let Some(delta) = rotate {
             self.rotate_selected(delta);
+        }
+        if let Some(turn) = gizmo_turn {
+            self.turn_selected(turn);
         }
         if self.prefs.link_cameras {
             let from = usize::from(hovered[1]);
@@ -384,10 +397,10 @@ impl StudioApp {
     /// Alt+drag in the target viewport turns the selected bone's reference offset: sideways
     /// about the camera's up axis, up and down about its right axis.
     fn rotate_selected(&mut self, delta: egui::Vec2) {
-        let (Some(joint), Some(session)) = (self.selected, &self.doc.session) else {
+        if self.selected.is_none() || self.doc.session.is_none() {
             self.status = Some("Select a bone first, then Alt+drag to rotate it.".into());
             return;
-        };
+        }
         let camera = &self.views[1].camera;
         let view = camera.view_from_world();
         let world_from_view = glam::Quat::from_mat4(&view.inverse()).normalize();
@@ -396,10 +409,29 @@ impl StudioApp {
             world_from_view * glam::Vec3::Y,
         );
         const RADIANS_PER_POINT: f32 = 0.01;
-        let turn_world = glam::Quat::from_axis_angle(up, delta.x * RADIANS_PER_POINT)
+        let turn = glam::Quat::from_axis_angle(up, delta.x * RADIANS_PER_POINT)
             * glam::Quat::from_axis_angle(right, delta.y * RADIANS_PER_POINT);
+        self.turn_selected(turn);
+    }
+
+    /// Turns the selected target bone by `turn`, a world rotation of the bone *as drawn*
+    /// (animated). The edit is a reference-pose offset, so the turn is carried back through
+    /// the bone's animated-from-reference rotation: the drawn bone then turns by `turn`.
+    fn turn_selected(&mut self, turn: glam::Quat) {
+        let (Some(joint), Some(session)) = (self.selected, &self.doc.session) else {
+            return;
+        };
         let side = &session.target;
         let world = side.reference.world_matrices(side.skeleton());
+        let drawn = self.views[1]
+            .world()
+            .get(joint)
+            .map_or(glam::Quat::IDENTITY, |m| {
+                crate::core::reference::rotation_of(*m)
+            });
+        let reference = crate::core::reference::rotation_of(world[joint]);
+        let to_reference = (reference * drawn.inverse()).normalize();
+        let turn_world = (to_reference * turn * to_reference.inverse()).normalize();
         let parent = side.skeleton().parents()[joint].map_or(
             crate::core::reference::rotation_of(side.reference.container),
             |p| crate::core::reference::rotation_of(world[p]),
@@ -801,6 +833,11 @@ impl StudioApp {
     }
 
     /// True while an export is running in the background.
+    /// The source (0) or target (1) viewport, as last drawn.
+    pub fn view(&self, side: usize) -> &CharacterView {
+        &self.views[side]
+    }
+
     pub fn exporting(&self) -> bool {
         self.export_task.is_some()
     }

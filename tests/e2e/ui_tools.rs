@@ -463,3 +463,120 @@ fn table_frame_time_with_a_150_joint_rig() {
         times[times.len() * 99 / 100]
     );
 }
+
+#[test]
+fn dragging_a_gizmo_ring_turns_the_drawn_bone_about_that_ring() {
+    use retarget_studio::app::viewport::gizmo;
+    let mut h = harness_on(None, Tab::Pose);
+    let elbow = h
+        .state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .skeleton()
+        .find("Left elbow")
+        .unwrap();
+    h.state_mut().run(Command::SelectTargetJoint(Some(elbow)));
+    h.run_steps(2);
+    let view = h.state().view(1);
+    let (camera, rect) = (view.camera, view.last_rect);
+    let placement = view.gizmo_at(elbow).expect("the elbow is drawn");
+    let before = Quat::from_mat4(&view.world()[elbow]).normalize();
+    for axis in 0..3 {
+        let ring = gizmo::ring_points(&placement, &camera, rect, axis).unwrap();
+        assert!(
+            ring.iter().all(|p| rect.contains(*p)),
+            "ring {axis} is inside the target viewport"
+        );
+    }
+    // Grab the X ring where it moves most on screen; drag along it by half its radius
+    // (70 points), in steps: half a radian, about the elbow's own X axis.
+    let ring = gizmo::ring_points(&placement, &camera, rect, 0).unwrap();
+    let k = (0..ring.len() - 1)
+        .max_by(|&a, &b| {
+            let d = |k: usize| ring[k].distance(ring[k + 1]);
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap();
+    let along = (ring[k + 1] - ring[k]).normalized();
+    let from = ring[k];
+    h.event(egui::Event::PointerMoved(from));
+    h.event(egui::Event::PointerButton {
+        pos: from,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    for i in 1..=10 {
+        h.event(egui::Event::PointerMoved(from + along * 3.5 * i as f32));
+        h.step();
+    }
+    let to = from + along * 35.0;
+    h.event(egui::Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(
+        app.view(1).camera,
+        camera,
+        "the camera stays while a ring is held"
+    );
+    assert_eq!(app.undo.undo_label(), Some("Rotate Left elbow"));
+    assert_eq!(app.undo.history().count(), 1, "one drag is one undo step");
+    let after = Quat::from_mat4(&app.view(1).world()[elbow]).normalize();
+    let (turn_axis, turn_angle) = (after * before.inverse()).to_axis_angle();
+    let ring_axis = gizmo::ring_axis(&placement, 0);
+    assert!(
+        (turn_angle - 0.5).abs() < 0.08,
+        "the drawn elbow turned {:.1} degrees",
+        turn_angle.to_degrees()
+    );
+    assert!(
+        turn_axis.dot(ring_axis) > 0.99,
+        "about {turn_axis}, the ring's axis is {ring_axis}"
+    );
+}
+
+#[test]
+fn clicking_a_column_title_sorts_the_table_and_again_reverses_it() {
+    use retarget_studio::app::panels::bone_map::Sort;
+    let mut h = harness_on(None, Tab::BoneMap);
+    h.state_mut().prefs.panel.map_filter = "left".into();
+    h.run_steps(2);
+    let above = |h: &Harness<'static, StudioApp>, a: &str, b: &str| {
+        h.get_by_label(a).rect().top() < h.get_by_label(b).rect().top()
+    };
+    assert!(above(&h, "Left shoulder", "Left arm"), "hierarchy order");
+    h.get_by_label("Target bone").click();
+    h.run_steps(2);
+    assert_eq!(h.state().prefs.panel.sort, Sort::Name);
+    assert!(above(&h, "Left arm", "Left shoulder"), "by name");
+    h.get_by_label("Target bone ^").click();
+    h.run_steps(2);
+    assert!(h.state().prefs.panel.sort_descending);
+    assert!(above(&h, "Left shoulder", "Left arm"), "by name, reversed");
+    h.get_by_label("Hierarchy order").click();
+    h.run_steps(2);
+    assert_eq!(h.state().prefs.panel.sort, Sort::Hierarchy);
+    // The status column puts problem rows first.
+    h.state_mut().prefs.panel.map_filter.clear();
+    h.get_by_label("Status").click();
+    h.run_steps(2);
+    let app = h.state();
+    let session = app.doc.session.as_ref().unwrap();
+    let mut rows: Vec<usize> = (0..session.target.skeleton().len()).collect();
+    retarget_studio::app::panels::bone_map::sort_rows(session, &mut rows, Sort::Status, false);
+    let counts: Vec<usize> = rows
+        .iter()
+        .map(|&t| retarget_studio::app::panels::bone_map::problems(session, t).len())
+        .collect();
+    assert!(counts[0] > 0, "the demo has rows with problems");
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+}

@@ -9,12 +9,69 @@ use eframe::egui;
 use egui_extras::{Column, TableBuilder};
 use serde::{Deserialize, Serialize};
 
+/// Row order of the table: the hierarchy, or one column's values (a header click).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sort {
     #[default]
     Hierarchy,
     Name,
+    Source,
+    Humanoid,
     Confidence,
+    Mode,
+    Translation,
+    Status,
+}
+
+/// The table's columns: header title and the order a click on it gives.
+const COLUMNS: [(&str, Sort); 7] = [
+    ("Target bone", Sort::Name),
+    ("Source bone", Sort::Source),
+    ("Humanoid", Sort::Humanoid),
+    ("How", Sort::Confidence),
+    ("Mode", Sort::Mode),
+    ("Translation", Sort::Translation),
+    ("Status", Sort::Status),
+];
+
+/// Orders `rows` (target joints) by `sort`; ties keep hierarchy order.
+pub fn sort_rows(session: &Session, rows: &mut [usize], sort: Sort, descending: bool) {
+    let (tgt, src) = (session.target.skeleton(), session.source.skeleton());
+    let pair = |t: usize| session.map.for_target(t);
+    let text_key = |t: usize| -> String {
+        match sort {
+            Sort::Name => tgt.names()[t].to_lowercase(),
+            Sort::Source => pair(t).map_or(String::new(), |p| src.names()[p.source].to_lowercase()),
+            Sort::Humanoid => pair(t)
+                .and_then(|p| p.bone)
+                .or(session
+                    .target
+                    .labels
+                    .get(t)
+                    .copied()
+                    .flatten()
+                    .map(|l| l.bone))
+                .map_or(String::new(), |b| b.as_str().to_lowercase()),
+            Sort::Mode => pair(t).map_or(String::new(), |p| rotation_name(p.rotation).into()),
+            Sort::Translation => {
+                pair(t).map_or(String::new(), |p| translation_name(p.translation).into())
+            }
+            Sort::Hierarchy | Sort::Confidence | Sort::Status => String::new(),
+        }
+    };
+    match sort {
+        Sort::Hierarchy => {}
+        Sort::Confidence => rows.sort_by(|&a, &b| {
+            let c = |t| pair(t).map_or(-1.0, |p| p.confidence);
+            c(a).total_cmp(&c(b))
+        }),
+        // Most problems first reads better than fewest; "descending" flips it.
+        Sort::Status => rows.sort_by_key(|&t| std::cmp::Reverse(problems(session, t).len())),
+        _ => rows.sort_by_cached_key(|&t| text_key(t)),
+    }
+    if descending {
+        rows.reverse();
+    }
 }
 
 /// What looks wrong with one target joint's mapping, in words for a tooltip.
@@ -136,13 +193,10 @@ pub fn bone_map_ui(
             egui::TextEdit::singleline(&mut state.map_filter).desired_width(120.0),
         );
         ui.checkbox(&mut state.problems_only, "Problems only");
-        egui::ComboBox::new("map_sort", "Sort")
-            .selected_text(format!("{:?}", state.sort))
-            .show_ui(ui, |ui| {
-                for s in [Sort::Hierarchy, Sort::Name, Sort::Confidence] {
-                    ui.selectable_value(&mut state.sort, s, format!("{s:?}"));
-                }
-            });
+        if state.sort != Sort::Hierarchy && ui.button("Hierarchy order").clicked() {
+            state.sort = Sort::Hierarchy;
+            state.sort_descending = false;
+        }
     });
     let filter = state.map_filter.to_lowercase();
     let mut rows: Vec<usize> = (0..tgt.len())
@@ -158,14 +212,7 @@ pub fn bone_map_ui(
                 && (!state.problems_only || !problems(session, t).is_empty())
         })
         .collect();
-    match state.sort {
-        Sort::Hierarchy => {}
-        Sort::Name => rows.sort_by_key(|&t| tgt.names()[t].to_lowercase()),
-        Sort::Confidence => rows.sort_by(|&a, &b| {
-            let c = |t| session.map.for_target(t).map_or(-1.0, |p| p.confidence);
-            c(a).total_cmp(&c(b))
-        }),
-    }
+    sort_rows(session, &mut rows, state.sort, state.sort_descending);
     ui.label(format!(
         "{} of {} target joints mapped; {} shown",
         session.map.len(),
@@ -203,18 +250,8 @@ fn table_ui(
         .column(Column::initial(80.0))
         .column(Column::remainder())
         .header(20.0, |mut header| {
-            for title in [
-                "Target bone",
-                "Source bone",
-                "Humanoid",
-                "How",
-                "Mode",
-                "Translation",
-                "",
-            ] {
-                header.col(|ui| {
-                    ui.strong(title);
-                });
+            for (title, sort) in COLUMNS {
+                header.col(|ui| header_ui(ui, title, sort, state));
             }
         })
         .body(|body| {
@@ -395,6 +432,29 @@ fn translation_combo(
             target: t,
             mode: m,
         }));
+    }
+}
+
+/// A column title that sorts by its column when clicked, and flips the order when clicked
+/// again.
+fn header_ui(ui: &mut egui::Ui, title: &str, sort: Sort, state: &mut PanelState) {
+    let active = state.sort == sort;
+    let mark = match (active, state.sort_descending) {
+        (false, _) => "",
+        (true, false) => " ^",
+        (true, true) => " v",
+    };
+    let text = egui::RichText::new(format!("{title}{mark}")).strong();
+    let response = ui
+        .selectable_label(active, text)
+        .on_hover_text(format!("Sort by {}", title.to_lowercase()));
+    if response.clicked() {
+        if active {
+            state.sort_descending = !state.sort_descending;
+        } else {
+            state.sort = sort;
+            state.sort_descending = false;
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The right-hand tool panel: one tab per tool. Panels read the document and push commands;
 //! nothing here changes the session directly.
 
-mod bone_map;
+pub mod bone_map;
 mod export;
 mod pose;
 
@@ -29,6 +29,7 @@ pub struct PanelState {
     pub map_filter: String,
     pub problems_only: bool,
     pub sort: bone_map::Sort,
+    pub sort_descending: bool,
     #[serde(skip)]
     pub source_search: String,
     pub pose_side_is_source: bool,

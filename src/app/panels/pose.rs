@@ -231,6 +231,9 @@ fn bone_offset_ui(
             }));
         }
     });
+    if role == SideRole::Target {
+        ui.weak("Or drag a ring around it in the target viewport (X red, Y green, Z blue).");
+    }
 }
 
 fn agreement_ui(ui: &mut egui::Ui, session: &Session) {

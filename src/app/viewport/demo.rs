@@ -156,6 +156,7 @@ impl DemoCharacter {
             &mut self.camera,
             self.scene.clone(),
             self.renderer.clone(),
+            (&mut super::GizmoState::default(), None),
         );
         if let Some(j) = response.clicked_joint {
             Arc::make_mut(&mut self.scene).selected_joint = Some(j);

@@ -4,12 +4,14 @@
 
 pub mod camera;
 pub mod demo;
+pub mod gizmo;
 pub mod instances;
 pub mod renderer;
 pub mod scene;
 pub mod skinning;
 
 pub use camera::OrbitCamera;
+pub use gizmo::{GizmoPlacement, GizmoState};
 pub use renderer::ViewportRenderer;
 pub use scene::{CharacterScene, MeshDraw, SkeletonOverlay, pick_joint};
 
@@ -18,17 +20,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What the user did in the viewport this frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ViewportResponse {
     /// A joint clicked with the primary button (a click, not the end of an orbit drag).
     pub clicked_joint: Option<usize>,
     pub hovered: bool,
     /// Alt + left-drag this frame, in points: the bone-rotation gesture (the camera stays).
     pub rotate_drag: Option<egui::Vec2>,
+    /// The world rotation the held gizmo ring asks for this frame.
+    pub gizmo_turn: Option<glam::Quat>,
+    /// Where the viewport was laid out, in points.
+    pub rect: egui::Rect,
+}
+
+impl Default for ViewportResponse {
+    fn default() -> Self {
+        Self {
+            clicked_joint: None,
+            hovered: false,
+            rotate_drag: None,
+            gizmo_turn: None,
+            rect: egui::Rect::NOTHING,
+        }
+    }
 }
 
 /// Shows `scene` in all the space `ui` has left and handles the camera: left-drag orbits,
-/// right- or middle-drag pans, the wheel zooms, F frames the scene while hovered.
+/// right- or middle-drag pans, the wheel zooms, F frames the scene while hovered. With a
+/// `placement`, the rotation gizmo is drawn there and a drag that starts on a ring turns it.
 ///
 /// `renderer` is created on first paint (the GL context exists only there) and must live as
 /// long as the viewport, so its GPU buffers are reused from frame to frame.
@@ -37,14 +56,18 @@ pub fn viewport_ui(
     camera: &mut OrbitCamera,
     scene: Arc<CharacterScene>,
     renderer: Arc<Mutex<Option<ViewportRenderer>>>,
+    gizmo: (&mut GizmoState, Option<GizmoPlacement>),
 ) -> ViewportResponse {
+    let (gizmo_state, placement) = gizmo;
     let size = ui.available_size();
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let hovered = response.hovered();
+    let gizmo_turn = gizmo::interact(gizmo_state, placement.as_ref(), camera, rect, &response);
     let alt = ui.input(|i| i.modifiers.alt);
     let rotate_drag =
-        (alt && response.dragged_by(egui::PointerButton::Primary)).then(|| response.drag_delta());
-    if rotate_drag.is_none() {
+        (alt && !gizmo_state.is_active() && response.dragged_by(egui::PointerButton::Primary))
+            .then(|| response.drag_delta());
+    if rotate_drag.is_none() && !gizmo_state.is_active() {
         handle_camera_input(ui, &response, camera, &scene, rect);
     }
     let clicked_joint = if response.clicked_by(egui::PointerButton::Primary) {
@@ -56,11 +79,24 @@ pub fn viewport_ui(
     };
     if rect.width() >= 1.0 && rect.height() >= 1.0 && ui.is_rect_visible(rect) {
         add_paint_callback(ui, rect, *camera, scene, renderer);
+        if let Some(placement) = &placement {
+            let painter = ui.painter_at(rect);
+            gizmo::paint(
+                &painter,
+                gizmo_state,
+                placement,
+                camera,
+                rect,
+                response.hover_pos(),
+            );
+        }
     }
     ViewportResponse {
         clicked_joint,
         hovered,
         rotate_drag,
+        gizmo_turn,
+        rect,
     }
 }
 
@@ -151,6 +187,10 @@ mod tests {
         response: ViewportResponse,
         callbacks: usize,
         time: f64,
+        gizmo: GizmoState,
+        placement: Option<GizmoPlacement>,
+        /// Every gizmo turn so far, composed.
+        turned: glam::Quat,
     }
 
     impl Harness {
@@ -169,6 +209,9 @@ mod tests {
                 response: ViewportResponse::default(),
                 callbacks: 0,
                 time: 0.0,
+                gizmo: GizmoState::default(),
+                placement: None,
+                turned: glam::Quat::IDENTITY,
             };
             h.frame(vec![]);
             h
@@ -192,12 +235,23 @@ mod tests {
                 renderer,
                 rect,
                 response,
+                gizmo,
+                placement,
                 ..
             } = self;
             let out = ctx.run_ui(input, |ui| {
                 *rect = ui.available_rect_before_wrap();
-                *response = viewport_ui(ui, camera, scene.clone(), renderer.clone());
+                *response = viewport_ui(
+                    ui,
+                    camera,
+                    scene.clone(),
+                    renderer.clone(),
+                    (gizmo, *placement),
+                );
             });
+            if let Some(turn) = self.response.gizmo_turn {
+                self.turned = turn * self.turned;
+            }
             self.callbacks = out
                 .shapes
                 .iter()
@@ -283,6 +337,52 @@ mod tests {
         assert_eq!(h.click(at + egui::vec2(2.0, 2.0)), Some(1));
         let empty = egui::pos2(h.rect.left() + 5.0, h.rect.top() + 5.0);
         assert_eq!(h.click(empty), None);
+    }
+
+    #[test]
+    fn a_drag_along_a_gizmo_ring_turns_about_its_axis_and_leaves_the_camera() {
+        let mut h = Harness::new();
+        let placement = GizmoPlacement {
+            center: h.scene.joints[0],
+            frame: glam::Quat::IDENTITY,
+        };
+        h.placement = Some(placement);
+        h.frame(vec![]);
+        let before = h.camera;
+        let ring = gizmo::ring_points(&placement, &h.camera, h.rect, 1).unwrap();
+        // Grab the Y ring where it moves most on screen and drag along it, in small steps as
+        // a hand would, for a quarter turn's worth (70 points of ring radius times pi/2).
+        let k = (0..ring.len() - 1)
+            .max_by(|&a, &b| {
+                let d = |k: usize| ring[k].distance(ring[k + 1]);
+                d(a).total_cmp(&d(b))
+            })
+            .unwrap();
+        let along = (ring[k + 1] - ring[k]).normalized();
+        let path: Vec<egui::Pos2> = (0..=20)
+            .map(|i| ring[k] + along * (70.0 * std::f32::consts::FRAC_PI_2) * (i as f32 / 20.0))
+            .collect();
+        h.frame(vec![egui::Event::PointerMoved(path[0])]);
+        h.button(path[0], egui::PointerButton::Primary, true);
+        for p in &path[1..] {
+            h.frame(vec![egui::Event::PointerMoved(*p)]);
+        }
+        h.button(path[20], egui::PointerButton::Primary, false);
+        assert_eq!(
+            h.camera, before,
+            "the camera must not orbit while a ring is held"
+        );
+        let (axis, angle) = h.turned.to_axis_angle();
+        assert!(
+            (angle.to_degrees() - 90.0).abs() < 10.0,
+            "turned {:.1} degrees",
+            angle.to_degrees()
+        );
+        assert!(axis.dot(Vec3::Y) > 0.99, "turned about {axis}");
+        // Without the gizmo the same drag orbits.
+        h.placement = None;
+        h.drag(egui::PointerButton::Primary, path[0], path[20]);
+        assert_ne!(h.camera, before);
     }
 
     #[test]
