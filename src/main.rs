@@ -52,6 +52,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
             frame: args.frame,
         }),
         size: args.size,
+        select: args.select,
     })?;
     if !out.exists() {
         anyhow::bail!("{}: no screenshot was written", out.display());

@@ -32,6 +32,8 @@ pub struct Launch {
     pub size: Option<[f32; 2]>,
     /// The tool tab to show (default: the last one used).
     pub tab: Option<panels::Tab>,
+    /// A target bone to select, by name.
+    pub select: Option<String>,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.

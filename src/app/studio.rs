@@ -125,6 +125,12 @@ impl StudioApp {
         };
         let project = launch.project.unwrap_or_else(super::demo_project);
         app.open_project(&project);
+        if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
+            match session.target.skeleton().find(name) {
+                Some(j) => app.selected = Some(j),
+                None => app.error = Some(format!("The target has no bone named '{name}'.")),
+            }
+        }
         if let Some(frame) = launch.screenshot.as_ref().and_then(|s| s.frame) {
             app.playback.playing = false;
             if let Some(info) = app.clip_info() {

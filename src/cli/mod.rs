@@ -53,6 +53,10 @@ pub struct ScreenshotArgs {
     /// The tool tab to show: bone-map, pose, export or history.
     #[arg(long)]
     pub tab: Option<String>,
+    /// A target bone to select (highlighted in both viewports; with `--tab pose`, its
+    /// rotation gizmo is drawn).
+    #[arg(long, value_name = "BONE")]
+    pub select: Option<String>,
 }
 
 pub fn parse_size(s: &str) -> Result<[f32; 2], String> {
