@@ -1,0 +1,323 @@
+//! Commands carried out: edits with undo, opening and saving, loading sides, exports and
+//! map files. Everything the menus, shortcuts and panels ask for goes through `run`.
+
+use super::{Pending, StudioApp};
+use crate::app::command::Command;
+use crate::app::document::Document;
+use eframe::egui;
+use std::path::{Path, PathBuf};
+
+impl StudioApp {
+    /// Runs a command, asking first when it would drop unsaved changes.
+    pub fn run(&mut self, command: Command) {
+        let discards = matches!(
+            command,
+            Command::New | Command::OpenProject(_) | Command::OpenProjectDialog
+        );
+        if discards && self.doc.dirty && self.pending.is_none() {
+            self.pending = Some(Pending::Run(command));
+            return;
+        }
+        self.apply(command);
+    }
+
+    pub(super) fn apply(&mut self, command: Command) {
+        match command {
+            Command::New => self.set_document(Document::default()),
+            Command::OpenProject(path) => self.open_project(&path),
+            Command::OpenProjectDialog => {
+                if let Some(p) = pick(&["ron"], "Retarget Studio project") {
+                    self.open_project(&p);
+                }
+            }
+            Command::Save => match self.doc.project_path.clone() {
+                Some(p) => self.save(&p),
+                None => self.apply(Command::SaveAsDialog),
+            },
+            Command::SaveAs(p) => self.save(&p),
+            Command::SaveAsDialog => {
+                if let Some(p) = rfd::FileDialog::new()
+                    .add_filter("project", &["ron"])
+                    .set_file_name("project.ron")
+                    .save_file()
+                {
+                    self.save(&p);
+                }
+            }
+            Command::LoadSource(p) => self.load_side(Some(p), None),
+            Command::LoadTarget(p) => self.load_side(None, Some(p)),
+            Command::LoadSourceDialog => {
+                if let Some(p) = pick(&["glb", "gltf", "vrm", "vrma", "bvh"], "animation") {
+                    self.load_side(Some(p), None);
+                }
+            }
+            Command::LoadTargetDialog => {
+                if let Some(p) = pick(&["glb", "gltf", "vrm"], "character") {
+                    self.load_side(None, Some(p));
+                }
+            }
+            Command::ExportDialog => {
+                if let Some(p) = rfd::FileDialog::new()
+                    .add_filter("GLB or BVH", &["glb", "bvh"])
+                    .set_file_name("retargeted.glb")
+                    .save_file()
+                {
+                    self.apply(Command::Export(p));
+                }
+            }
+            Command::Export(p) => self.export(&p),
+            Command::SelectTargetJoint(j) => self.selected = j,
+            Command::SelectClip(name) => {
+                self.clip = Some(name);
+                self.playback.time_secs = 0.0;
+            }
+            Command::Edit(edit) => self.edit(edit),
+            Command::Undo => self.undo_redo(true),
+            Command::Redo => self.undo_redo(false),
+            Command::ExportWith(request) => self.export_with(request),
+            Command::CancelExport => {
+                if let Some(task) = &self.export_task {
+                    task.cancel();
+                }
+            }
+            Command::SwapSides => self.swap_sides(),
+            Command::ImportMapDialog => self.import_map(),
+            Command::ExportMapDialog => self.export_map(),
+            Command::Quit => {
+                self.pending = self.doc.dirty.then_some(Pending::Close);
+                self.allow_close = !self.doc.dirty;
+            }
+        }
+    }
+
+    /// Applies an edit to the session and records it for undo.
+    pub(super) fn edit(&mut self, edit: crate::session::Edit) {
+        let Some(session) = &mut self.doc.session else {
+            return;
+        };
+        let before = session.edit_state();
+        match session.apply_edit(&edit) {
+            Ok(label) => {
+                self.undo.record(label, before);
+                self.doc.touch();
+            }
+            Err(e) => self.error = Some(format!("Could not apply the change: {e}")),
+        }
+    }
+
+    pub(super) fn undo_redo(&mut self, undo: bool) {
+        let Some(session) = &mut self.doc.session else {
+            return;
+        };
+        let current = session.edit_state();
+        let step = if undo {
+            self.undo.undo(current)
+        } else {
+            self.undo.redo(current)
+        };
+        let Some((label, state)) = step else { return };
+        match session.restore(state) {
+            Ok(()) => {
+                self.status = Some(format!("{} {label}", if undo { "Undid" } else { "Redid" }));
+                self.doc.touch();
+            }
+            Err(e) => self.error = Some(format!("Could not restore: {e}")),
+        }
+    }
+
+    pub(super) fn save(&mut self, path: &Path) {
+        match self.doc.save(path) {
+            Ok(bytes) => {
+                self.status = Some(format!("Saved {} ({bytes} bytes)", path.display()));
+                self.remember(path);
+            }
+            Err(e) => self.error = Some(format!("Could not save: {e:#}")),
+        }
+    }
+
+    /// Replaces one side; the map is made anew (automatically) for the new pair.
+    pub(super) fn load_side(&mut self, source: Option<PathBuf>, target: Option<PathBuf>) {
+        let current = self
+            .doc
+            .session
+            .as_ref()
+            .map(|s| (s.source.path.clone(), s.target.path.clone()));
+        let (Some(src), Some(tgt)) = (
+            source
+                .clone()
+                .or_else(|| current.as_ref().map(|c| c.0.clone())),
+            target
+                .clone()
+                .or_else(|| current.as_ref().map(|c| c.1.clone())),
+        ) else {
+            self.error =
+                Some("Load a source and a target: the other side is still missing.".into());
+            return;
+        };
+        match Document::from_files(&src, &tgt) {
+            Ok(doc) => self.set_document(doc),
+            Err(e) => self.error = Some(format!("Could not load: {e:#}")),
+        }
+    }
+
+    pub(super) fn export(&mut self, path: &Path) {
+        let Some(format) = crate::session::ExportFormat::from_path(path, false) else {
+            self.error = Some(format!("{}: export to .glb or .bvh", path.display()));
+            return;
+        };
+        let job = crate::session::ExportJob {
+            format,
+            clips: vec![self.clip.clone()],
+            fps: None,
+            out: path.to_path_buf(),
+            reduce: None,
+            root_motion: None,
+        };
+        self.export_with(job);
+    }
+
+    /// Starts writing the job's files in the background; `poll_export` reports them.
+    pub(super) fn export_with(&mut self, job: crate::session::ExportJob) {
+        let Some(session) = &self.doc.session else {
+            return;
+        };
+        if self.export_task.is_some() {
+            self.error = Some("An export is already running.".into());
+            return;
+        }
+        self.status = Some(format!("Exporting {}…", job.out.display()));
+        self.export_task = Some(crate::app::export_task::ExportTask::start(
+            session.clone(),
+            job,
+        ));
+    }
+
+    /// Reports a finished export; GLBs are then checked by the Khronos validator in the
+    /// background when it is installed.
+    pub(super) fn poll_export(&mut self, ctx: &egui::Context) {
+        let Some(task) = &self.export_task else {
+            return;
+        };
+        let Some(result) = task.finished() else {
+            ctx.request_repaint();
+            return;
+        };
+        let job = task.job.clone();
+        self.export_task = None;
+        match result {
+            Ok(summary) => {
+                let files: Vec<String> = summary
+                    .files
+                    .iter()
+                    .map(|(p, bytes)| format!("{} ({:.1} kB)", p.display(), *bytes as f64 / 1024.0))
+                    .collect();
+                let reduced = summary.reduced.map_or(String::new(), |(before, _)| {
+                    format!(" (reduced from {before})")
+                });
+                self.status = Some(format!(
+                    "Exported {} clip(s), {} keys{reduced}: {}",
+                    summary.clips,
+                    summary.keys,
+                    files.join(", ")
+                ));
+                if job.format != crate::session::ExportFormat::Bvh
+                    && let Some((path, _)) = summary.files.first()
+                {
+                    self.validation = crate::app::validate::spawn(path.clone());
+                }
+            }
+            Err(e) if e == "cancelled" => {
+                self.status = Some("Export cancelled; nothing was written.".into())
+            }
+            Err(e) => self.error = Some(format!("Export failed: {e}")),
+        }
+    }
+
+    /// Swaps source and target (the map turned around); the new source needs clips.
+    pub(super) fn swap_sides(&mut self) {
+        let Some(session) = &self.doc.session else {
+            return;
+        };
+        let mut project = session.to_project();
+        std::mem::swap(&mut project.source, &mut project.target);
+        for pair in &mut project.map {
+            std::mem::swap(&mut pair.source, &mut pair.target);
+        }
+        project.source.clip = None;
+        match crate::session::Session::from_project_file(project) {
+            Ok(swapped) if swapped.source_clip(None).is_ok() => {
+                let doc = Document {
+                    session: Some(swapped),
+                    project_path: self.doc.project_path.clone(),
+                    dirty: true,
+                    revision: self.doc.revision + 1,
+                };
+                self.set_document(doc);
+            }
+            Ok(_) => {
+                self.error = Some("Cannot swap: the target has no clip to play as a source.".into())
+            }
+            Err(e) => self.error = Some(format!("Cannot swap: {e}")),
+        }
+    }
+
+    pub(super) fn import_map(&mut self) {
+        let Some(path) = pick(&["ron"], "bone map") else {
+            return;
+        };
+        let Some(session) = &self.doc.session else {
+            return;
+        };
+        match crate::io::project::MapFile::load(&path) {
+            Ok(file) => {
+                let (map, missing) = session.map_from_pairs(&file.pairs);
+                if !missing.is_empty() {
+                    self.error = Some(format!(
+                        "{} pair(s) name joints these files lack and were skipped: {}",
+                        missing.len(),
+                        missing.join(", ")
+                    ));
+                }
+                let label = format!(
+                    "Import map {}",
+                    path.file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+                );
+                self.edit(crate::session::Edit::ReplaceMap { map, label });
+            }
+            Err(e) => self.error = Some(format!("Could not import the map: {e}")),
+        }
+    }
+
+    pub(super) fn export_map(&mut self) {
+        let Some(session) = &self.doc.session else {
+            return;
+        };
+        let Some(path) = rfd::FileDialog::new()
+            .add_filter("bone map", &["ron"])
+            .set_file_name("map.ron")
+            .save_file()
+        else {
+            return;
+        };
+        let file = crate::io::project::MapFile {
+            version: crate::io::project::PROJECT_VERSION,
+            pairs: session.map_pairs(),
+        };
+        match file.save(&path) {
+            Ok(bytes) => {
+                self.status = Some(format!(
+                    "Saved the map to {} ({bytes} bytes)",
+                    path.display()
+                ))
+            }
+            Err(e) => self.error = Some(format!("Could not save the map: {e}")),
+        }
+    }
+}
+
+fn pick(extensions: &[&str], what: &str) -> Option<PathBuf> {
+    rfd::FileDialog::new()
+        .add_filter(what, extensions)
+        .pick_file()
+}

@@ -1,0 +1,228 @@
+//! What reaches the app from outside its panels: the menu bar, keyboard shortcuts, dropped
+//! files, the close button, and the prompts and messages that answer them.
+
+use super::{Pending, StudioApp};
+use crate::app::command::Command;
+use eframe::egui;
+
+impl StudioApp {
+    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                let items: [(&str, &str, Command); 5] = [
+                    ("New", "Ctrl+N", Command::New),
+                    ("Open project…", "Ctrl+O", Command::OpenProjectDialog),
+                    ("Save", "Ctrl+S", Command::Save),
+                    ("Save as…", "Ctrl+Shift+S", Command::SaveAsDialog),
+                    ("Export…", "Ctrl+E", Command::ExportDialog),
+                ];
+                for (label, shortcut, command) in items {
+                    if ui
+                        .add(egui::Button::new(label).shortcut_text(shortcut))
+                        .clicked()
+                    {
+                        self.commands.push(command);
+                    }
+                }
+                ui.menu_button("Open recent", |ui| {
+                    if self.prefs.recent.is_empty() {
+                        ui.label("(none)");
+                    }
+                    for path in self.prefs.recent.clone() {
+                        if ui.button(path.display().to_string()).clicked() {
+                            self.commands.push(Command::OpenProject(path));
+                        }
+                    }
+                });
+                ui.separator();
+                if ui.button("Load source…").clicked() {
+                    self.commands.push(Command::LoadSourceDialog);
+                }
+                if ui.button("Load target…").clicked() {
+                    self.commands.push(Command::LoadTargetDialog);
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    self.commands.push(Command::Quit);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self.undo.undo_label().map(|l| format!("Undo {l}"));
+                let redo = self.undo.redo_label().map(|l| format!("Redo {l}"));
+                let undo_button =
+                    egui::Button::new(undo.as_deref().unwrap_or("Undo")).shortcut_text("Ctrl+Z");
+                if ui.add_enabled(undo.is_some(), undo_button).clicked() {
+                    self.commands.push(Command::Undo);
+                }
+                let redo_button = egui::Button::new(redo.as_deref().unwrap_or("Redo"))
+                    .shortcut_text("Ctrl+Shift+Z");
+                if ui.add_enabled(redo.is_some(), redo_button).clicked() {
+                    self.commands.push(Command::Redo);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.prefs.show_mesh, "Meshes");
+                ui.checkbox(&mut self.prefs.show_skeleton, "Skeletons");
+                ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
+                ui.checkbox(&mut self.prefs.link_cameras, "Link the two cameras");
+                if ui.button("Frame both (F)").clicked() {
+                    for v in &mut self.views {
+                        v.needs_framing = true;
+                    }
+                }
+            });
+            if let Some(status) = &self.status {
+                ui.separator();
+                ui.label(status);
+            }
+            if let Some(verdict) = self.validation.as_ref().and_then(|v| v.verdict()) {
+                ui.separator();
+                ui.label(verdict);
+            }
+        });
+    }
+
+    pub(super) fn handle_shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let shortcuts = [
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S),
+                Command::SaveAsDialog,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::S),
+                Command::Save,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::O),
+                Command::OpenProjectDialog,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::N),
+                Command::New,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::E),
+                Command::ExportDialog,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
+                Command::Redo,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::Y),
+                Command::Redo,
+            ),
+            (
+                KeyboardShortcut::new(Modifiers::COMMAND, Key::Z),
+                Command::Undo,
+            ),
+        ];
+        for (shortcut, command) in shortcuts {
+            if ctx.input_mut(|i| i.consume_shortcut(&shortcut)) {
+                self.commands.push(command);
+            }
+        }
+    }
+
+    /// A dropped .ron opens; a character file dropped on the left half loads as the source,
+    /// on the right half as the target.
+    pub(super) fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        let (dropped, pos, width) = ctx.input(|i| {
+            (
+                i.raw.dropped_files.clone(),
+                i.pointer.hover_pos(),
+                i.viewport_rect().width(),
+            )
+        });
+        for file in dropped {
+            let path = file.path().to_path_buf();
+            if path.as_os_str().is_empty() {
+                continue;
+            }
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let left = pos.is_none_or(|p| p.x < width / 2.0);
+            let command = match ext.as_str() {
+                "ron" => Command::OpenProject(path),
+                "bvh" => Command::LoadSource(path),
+                "glb" | "gltf" | "vrm" | "vrma" if left => Command::LoadSource(path),
+                "glb" | "gltf" | "vrm" => Command::LoadTarget(path),
+                _ => {
+                    self.error = Some(format!(
+                        "{}: not a file Retarget Studio opens",
+                        path.display()
+                    ));
+                    continue;
+                }
+            };
+            self.commands.push(command);
+        }
+    }
+
+    pub(super) fn messages_ui(&mut self, ctx: &egui::Context) {
+        if let Some(message) = self.error.clone() {
+            egui::Window::new("Problem")
+                .collapsible(false)
+                .resizable(false)
+                .anchor(egui::Align2::CENTER_TOP, [0.0, 60.0])
+                .show(ctx, |ui| {
+                    ui.label(&message);
+                    if ui.button("OK").clicked() {
+                        self.error = None;
+                    }
+                });
+        }
+        let Some(pending) = self.pending.clone() else {
+            return;
+        };
+        egui::Modal::new(egui::Id::unique("unsaved")).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(format!(
+                "{} has changes that are not saved.",
+                self.title().trim_end_matches(" — Retarget Studio")
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() {
+                    self.pending = None;
+                    self.apply(Command::Save);
+                    if !self.doc.dirty {
+                        self.resume(pending.clone());
+                    }
+                }
+                if ui.button("Discard").clicked() {
+                    self.pending = None;
+                    self.doc.dirty = false;
+                    self.resume(pending.clone());
+                }
+                if ui.button("Cancel").clicked() {
+                    self.pending = None;
+                }
+            });
+        });
+    }
+
+    pub(super) fn resume(&mut self, pending: Pending) {
+        match pending {
+            Pending::Close => self.allow_close = true,
+            Pending::Run(c) => self.apply(c),
+        }
+    }
+
+    pub(super) fn handle_close(&mut self, ctx: &egui::Context) {
+        if self.allow_close {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.doc.dirty
+            && self.screenshot.is_none()
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.pending = Some(Pending::Close);
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! The editor application: layout, the live retarget per frame, commands, prompts.
+
+use super::Launch;
+use super::character_view::CharacterView;
+use super::command::Command;
+use super::document::Document;
+use super::live::LiveRetarget;
+use super::panels::{self, Tab};
+use super::screenshot::ScreenshotJob;
+use super::timeline::{ClipInfo, Playback, timeline_ui};
+use super::undo::UndoStack;
+use eframe::egui;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+mod actions;
+mod input;
+mod viewports;
+
+use viewports::{meshes_of, overlay_of};
+
+const STORAGE_KEY: &str = "retarget-studio";
+const MAX_RECENT: usize = 10;
+
+/// UI settings kept between runs (eframe storage); GPU state never is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Prefs {
+    pub recent: Vec<PathBuf>,
+    pub show_mesh: bool,
+    pub show_skeleton: bool,
+    pub link_cameras: bool,
+    pub overlay: bool,
+    pub tab: Tab,
+    pub panel: panels::PanelState,
+}
+
+impl Default for Prefs {
+    fn default() -> Self {
+        Self {
+            recent: Vec::new(),
+            show_mesh: true,
+            show_skeleton: true,
+            link_cameras: false,
+            overlay: false,
+            tab: Tab::BoneMap,
+            panel: panels::PanelState::default(),
+        }
+    }
+}
+
+/// An action waiting for the user to decide about unsaved changes.
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    Close,
+    Run(Command),
+}
+
+pub struct StudioApp {
+    pub doc: Document,
+    pub prefs: Prefs,
+    pub playback: Playback,
+    pub clip: Option<String>,
+    pub selected: Option<usize>,
+    pub error: Option<String>,
+    pub status: Option<String>,
+    views: [CharacterView; 2],
+    pub undo: UndoStack,
+    /// The validator's verdict on the last GLB exported, when it has one.
+    validation: Option<super::validate::Validation>,
+    export_task: Option<super::export_task::ExportTask>,
+    live: Option<LiveRetarget>,
+    pending: Option<Pending>,
+    commands: Vec<Command>,
+    screenshot: Option<ScreenshotJob>,
+    frame: u64,
+    last_frame: Option<Instant>,
+    started: Instant,
+    /// CPU time of each `ui` call, for the frame-time figures.
+    pub frame_times_ms: Vec<f32>,
+    allow_close: bool,
+    shown_title: String,
+}
+
+impl StudioApp {
+    pub fn new(
+        cc: &eframe::CreationContext<'_>,
+        launch: Launch,
+        outcome: Arc<Mutex<Option<Result<(), String>>>>,
+    ) -> Self {
+        let prefs = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, STORAGE_KEY))
+            .unwrap_or_default();
+        let mut app = Self::with_launch(launch, prefs);
+        if let Some(job) = &mut app.screenshot {
+            job.outcome = outcome;
+        }
+        app
+    }
+
+    /// Builds the app without a window (tests drive it through egui_kittest).
+    pub fn with_launch(launch: Launch, mut prefs: Prefs) -> Self {
+        if let Some(tab) = launch.tab {
+            prefs.tab = tab;
+        }
+        let mut app = Self {
+            doc: Document::default(),
+            prefs,
+            playback: Playback::default(),
+            clip: None,
+            selected: None,
+            error: None,
+            status: None,
+            views: [CharacterView::new(1 << 32), CharacterView::new(2 << 32)],
+            undo: UndoStack::default(),
+            validation: None,
+            export_task: None,
+            live: None,
+            pending: None,
+            commands: Vec::new(),
+            screenshot: launch.screenshot.clone().map(ScreenshotJob::new),
+            frame: 0,
+            last_frame: None,
+            started: Instant::now(),
+            frame_times_ms: Vec::new(),
+            allow_close: false,
+            shown_title: String::new(),
+        };
+        let project = launch.project.unwrap_or_else(super::demo_project);
+        app.open_project(&project);
+        if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
+            match session.target.skeleton().find(name) {
+                Some(j) => app.selected = Some(j),
+                None => app.error = Some(format!("The target has no bone named '{name}'.")),
+            }
+        }
+        if let Some(frame) = launch.screenshot.as_ref().and_then(|s| s.frame) {
+            app.playback.playing = false;
+            if let Some(info) = app.clip_info() {
+                app.playback.set_frame(frame, &info);
+            }
+        }
+        app
+    }
+
+    fn open_project(&mut self, path: &Path) {
+        match Document::open_project(path) {
+            Ok(doc) => {
+                self.set_document(doc);
+                self.remember(path);
+            }
+            Err(e) => self.error = Some(format!("Could not open the project: {e:#}")),
+        }
+    }
+
+    fn set_document(&mut self, doc: Document) {
+        self.clip = doc
+            .session
+            .as_ref()
+            .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
+        self.doc = doc;
+        self.undo.clear();
+        self.live = None;
+        self.selected = None;
+        self.playback.time_secs = 0.0;
+        for v in &mut self.views {
+            v.clear();
+        }
+    }
+
+    fn remember(&mut self, path: &Path) {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        self.prefs.recent.retain(|p| *p != path);
+        self.prefs.recent.insert(0, path);
+        self.prefs.recent.truncate(MAX_RECENT);
+    }
+
+    pub fn clip_info(&self) -> Option<ClipInfo> {
+        let session = self.doc.session.as_ref()?;
+        let clip = session.source_clip(self.clip.as_deref()).ok()?;
+        Some(ClipInfo {
+            name: clip.name.clone(),
+            duration_secs: clip.duration_secs(),
+            fps: clip.fps().unwrap_or(30.0),
+            all_names: session
+                .source
+                .clips()
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+        })
+    }
+
+    pub fn title(&self) -> String {
+        self.doc.title()
+    }
+
+    /// Poses both characters at the playback time (the target through the live retarget).
+    fn update_characters(&mut self) {
+        let (Some(session), Some(clip)) = (&self.doc.session, self.clip.clone()) else {
+            return;
+        };
+        let current = self
+            .live
+            .as_ref()
+            .is_some_and(|l| l.is_current(self.doc.revision, &clip));
+        if !current {
+            match LiveRetarget::build(session, &clip, self.doc.revision) {
+                Ok(live) => self.live = Some(live),
+                Err(e) => {
+                    self.error = Some(format!("Cannot retarget: {e:#}"));
+                    self.live = None;
+                    return;
+                }
+            }
+        }
+        let Some(live) = &mut self.live else { return };
+        live.solve(session, self.playback.time_secs);
+        let (src, tgt) = (&session.source, &session.target);
+        let src_meshes = meshes_of(&src.asset, src.skeleton_index);
+        let tgt_meshes = meshes_of(&tgt.asset, tgt.skeleton_index);
+        self.views[0].set_pose(
+            src.skeleton(),
+            src.reference.container,
+            &live.source_pose,
+            &src_meshes,
+        );
+        self.views[1].set_pose(
+            tgt.skeleton(),
+            tgt.reference.container,
+            &live.target_pose,
+            &tgt_meshes,
+        );
+        let twin = self
+            .selected
+            .and_then(|t| session.map.for_target(t))
+            .map(|p| p.source);
+        let overlay = self.prefs.overlay.then(|| overlay_of(&self.views[1]));
+        for (view, selected) in self.views.iter_mut().zip([twin, self.selected]) {
+            let scene = Arc::make_mut(&mut view.scene);
+            scene.selected_joint = selected;
+            scene.show_mesh = self.prefs.show_mesh;
+            scene.show_skeleton = self.prefs.show_skeleton;
+        }
+        Arc::make_mut(&mut self.views[0].scene).overlay = overlay;
+    }
+
+    /// Everything the window shows; `eframe::App::ui` and the UI tests both call it.
+    pub fn ui_contents(&mut self, ui: &mut egui::Ui) {
+        let started = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.frame += 1;
+        let now = Instant::now();
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| (now - t).as_secs_f32().min(0.1));
+        self.last_frame = Some(now);
+        if let Some(info) = self.clip_info() {
+            self.playback.handle_keys(&ctx, &info);
+            self.playback.advance(dt, &info);
+        }
+        self.handle_shortcuts(&ctx);
+        self.handle_dropped_files(&ctx);
+        self.poll_export(&ctx);
+        self.update_characters();
+
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        egui::Panel::bottom("timeline")
+            .resizable(false)
+            .show(ui, |ui| self.timeline_strip(ui));
+        egui::Panel::right("tools")
+            .resizable(true)
+            .default_size(560.0)
+            .show(ui, |ui| {
+                let tools = panels::Tools {
+                    export_progress: self.export_task.as_ref().map(|t| t.progress()),
+                    doc: &self.doc,
+                    undo: &self.undo,
+                    selected: self.selected,
+                    clip: self.clip.as_deref(),
+                };
+                panels::tools_ui(
+                    ui,
+                    &tools,
+                    &mut self.prefs.tab,
+                    &mut self.prefs.panel,
+                    &mut self.commands,
+                );
+            });
+        egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
+        self.messages_ui(&ctx);
+        self.handle_close(&ctx);
+
+        let commands = std::mem::take(&mut self.commands);
+        for c in commands {
+            self.run(c);
+        }
+        let title = self.title();
+        if title != self.shown_title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.shown_title = title;
+        }
+        if self.playback.playing {
+            ctx.request_repaint();
+        }
+        if let Some(job) = &mut self.screenshot {
+            job.drive(&ctx, self.frame);
+        }
+        self.frame_times_ms
+            .push(started.elapsed().as_secs_f32() * 1e3);
+        if self.frame == 1 {
+            log_startup(self.started);
+        }
+        if self.frame % 120 == 0 {
+            self.log_frame_times();
+        }
+    }
+
+    fn timeline_strip(&mut self, ui: &mut egui::Ui) {
+        match self.clip_info() {
+            Some(info) => {
+                if let Some(name) = timeline_ui(ui, &mut self.playback, &info) {
+                    self.commands.push(Command::SelectClip(name));
+                }
+            }
+            None => {
+                ui.label("No clip: load a source with animation.");
+            }
+        }
+    }
+
+    /// The source (0) or target (1) viewport, as last drawn.
+    pub fn view(&self, side: usize) -> &CharacterView {
+        &self.views[side]
+    }
+
+    /// True while an export is running in the background.
+    pub fn exporting(&self) -> bool {
+        self.export_task.is_some()
+    }
+
+    /// With `RETARGET_STUDIO_TIMINGS` set, prints the CPU time per frame so far.
+    fn log_frame_times(&self) {
+        if std::env::var_os("RETARGET_STUDIO_TIMINGS").is_some()
+            && let Some((median, p99)) = self.frame_time_stats()
+        {
+            eprintln!(
+                "CPU per frame over {} frames: median {median:.2} ms, p99 {p99:.2} ms",
+                self.frame_times_ms.len()
+            );
+        }
+    }
+
+    /// Median and 99th percentile of the CPU time per frame, in ms.
+    pub fn frame_time_stats(&self) -> Option<(f32, f32)> {
+        let mut t = self
+            .frame_times_ms
+            .iter()
+            .skip(10)
+            .copied()
+            .collect::<Vec<_>>();
+        if t.is_empty() {
+            return None;
+        }
+        t.sort_by(f32::total_cmp);
+        Some((t[t.len() / 2], t[(t.len() * 99 / 100).min(t.len() - 1)]))
+    }
+}
+
+fn log_startup(app_created: Instant) {
+    if std::env::var_os("RETARGET_STUDIO_TIMINGS").is_some() {
+        let launched = super::LAUNCHED.get().copied().unwrap_or(app_created);
+        eprintln!(
+            "first frame {:.0} ms after launch ({:.0} ms after the project loaded)",
+            launched.elapsed().as_secs_f32() * 1e3,
+            app_created.elapsed().as_secs_f32() * 1e3
+        );
+    }
+}
+
+impl eframe::App for StudioApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.ui_contents(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, STORAGE_KEY, &self.prefs);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.log_frame_times();
+    }
+}

@@ -1,0 +1,171 @@
+//! The two viewports: drawing both characters, picking bones, and turning the selected
+//! bone with the gizmo or Alt+drag.
+
+use super::StudioApp;
+use crate::app::character_view::CharacterView;
+use crate::app::command::Command;
+use crate::app::panels::Tab;
+use eframe::egui;
+use std::path::Path;
+
+impl StudioApp {
+    pub(super) fn viewports_ui(&mut self, ui: &mut egui::Ui) {
+        let names = self.doc.session.as_ref().map(|s| {
+            let name = |p: &Path| {
+                p.file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+            };
+            [
+                format!("Source: {}", name(&s.source.path)),
+                format!("Target: {}", name(&s.target.path)),
+            ]
+        });
+        let mut clicked = [None, None];
+        let mut hovered = [false, false];
+        let mut rotate = None;
+        let mut gizmo_turn = None;
+        // The gizmo belongs to the pose tools: shown on the selected target bone while the
+        // Pose tab is open, so that orbiting elsewhere never grabs a ring by accident.
+        let gizmo = match (self.prefs.tab, self.selected) {
+            (Tab::Pose, Some(j)) => self.views[1].gizmo_at(j),
+            _ => None,
+        };
+        ui.columns(2, |cols| {
+            for (i, col) in cols.iter_mut().enumerate() {
+                let label = names
+                    .as_ref()
+                    .map_or("Drop a .ron, .glb, .vrm or .bvh here", |n| n[i].as_str());
+                col.horizontal(|ui| {
+                    ui.strong(label);
+                    if i == 1 {
+                        ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
+                        ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
+                        ui.checkbox(&mut self.prefs.overlay, "Overlay on source");
+                        ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
+                    }
+                });
+                let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });
+                (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
+                if i == 1
+                    && let Some(delta) = response.rotate_drag
+                {
+                    rotate = Some(delta);
+                }
+                if i == 1 {
+                    gizmo_turn = response.gizmo_turn;
+                }
+            }
+        });
+        if let Some(delta) = rotate {
+            self.rotate_selected(delta);
+        }
+        if let Some(turn) = gizmo_turn {
+            self.turn_selected(turn);
+        }
+        if self.prefs.link_cameras {
+            let from = usize::from(hovered[1]);
+            let (yaw, pitch) = (self.views[from].camera.yaw, self.views[from].camera.pitch);
+            let other = &mut self.views[1 - from].camera;
+            other.yaw = yaw;
+            other.pitch = pitch;
+        }
+        if let Some(j) = clicked[1] {
+            self.commands.push(Command::SelectTargetJoint(Some(j)));
+        }
+        if let (Some(s), Some(session)) = (clicked[0], &self.doc.session) {
+            let t = session
+                .map
+                .pairs()
+                .iter()
+                .find(|p| p.source == s)
+                .map(|p| p.target);
+            self.commands.push(Command::SelectTargetJoint(t));
+        }
+    }
+
+    /// Alt+drag in the target viewport turns the selected bone's reference offset: sideways
+    /// about the camera's up axis, up and down about its right axis.
+    pub(super) fn rotate_selected(&mut self, delta: egui::Vec2) {
+        if self.selected.is_none() || self.doc.session.is_none() {
+            self.status = Some("Select a bone first, then Alt+drag to rotate it.".into());
+            return;
+        }
+        let camera = &self.views[1].camera;
+        let view = camera.view_from_world();
+        let world_from_view = glam::Quat::from_mat4(&view.inverse()).normalize();
+        let (right, up) = (
+            world_from_view * glam::Vec3::X,
+            world_from_view * glam::Vec3::Y,
+        );
+        const RADIANS_PER_POINT: f32 = 0.01;
+        let turn = glam::Quat::from_axis_angle(up, delta.x * RADIANS_PER_POINT)
+            * glam::Quat::from_axis_angle(right, delta.y * RADIANS_PER_POINT);
+        self.turn_selected(turn);
+    }
+
+    /// Turns the selected target bone by `turn`, a world rotation of the bone *as drawn*
+    /// (animated). The edit is a reference-pose offset, so the turn is carried back through
+    /// the bone's animated-from-reference rotation: the drawn bone then turns by `turn`.
+    pub(super) fn turn_selected(&mut self, turn: glam::Quat) {
+        let (Some(joint), Some(session)) = (self.selected, &self.doc.session) else {
+            return;
+        };
+        let side = &session.target;
+        let world = side.reference.world_matrices(side.skeleton());
+        let drawn = self.views[1]
+            .world()
+            .get(joint)
+            .map_or(glam::Quat::IDENTITY, |m| {
+                crate::core::reference::rotation_of(*m)
+            });
+        let reference = crate::core::reference::rotation_of(world[joint]);
+        let to_reference = (reference * drawn.inverse()).normalize();
+        let turn_world = (to_reference * turn * to_reference.inverse()).normalize();
+        let parent = side.skeleton().parents()[joint].map_or(
+            crate::core::reference::rotation_of(side.reference.container),
+            |p| crate::core::reference::rotation_of(world[p]),
+        );
+        let in_parent = (parent.inverse() * turn_world * parent).normalize();
+        let name = &side.skeleton().names()[joint];
+        let old = side
+            .file
+            .bone_offsets
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(glam::Quat::IDENTITY, |(_, q)| *q);
+        let rotation = (in_parent * old).normalize();
+        self.commands
+            .push(Command::Edit(crate::session::Edit::SetBoneOffset {
+                side: crate::session::SideRole::Target,
+                joint,
+                rotation,
+            }));
+    }
+}
+
+/// The meshes bound to `skeleton`: borrowed as they are in the usual one-skeleton file, so
+/// the per-frame path copies no vertex data.
+pub(super) fn meshes_of(
+    asset: &crate::io::Asset,
+    skeleton: usize,
+) -> std::borrow::Cow<'_, [crate::io::SkinnedMesh]> {
+    if asset.meshes.iter().all(|m| m.skeleton == skeleton) {
+        return std::borrow::Cow::Borrowed(&asset.meshes);
+    }
+    std::borrow::Cow::Owned(
+        asset
+            .meshes
+            .iter()
+            .filter(|m| m.skeleton == skeleton)
+            .cloned()
+            .collect(),
+    )
+}
+
+pub(super) fn overlay_of(view: &CharacterView) -> crate::app::viewport::SkeletonOverlay {
+    crate::app::viewport::SkeletonOverlay {
+        joints: view.scene.joints.clone(),
+        bones: view.scene.bones.clone(),
+        color: [0.3, 0.8, 1.0, 1.0],
+    }
+}
