@@ -222,43 +222,13 @@ fn parse_hierarchy(lines: &mut Lines<'_>) -> Result<Vec<BvhJoint>, Problem> {
                 let j = *open
                     .last()
                     .ok_or_else(|| err(line, "OFFSET outside a joint"))?;
-                if t.len() != 4 {
-                    return Err(err(
-                        line,
-                        format!("OFFSET needs 3 numbers, found {}", t.len() - 1),
-                    ));
-                }
-                let v = [
-                    number(t[1], line)?,
-                    number(t[2], line)?,
-                    number(t[3], line)?,
-                ];
-                joints[j].offset = Some(Vec3::from(v));
+                joints[j].offset = Some(parse_offset(line, &t)?);
             }
             "CHANNELS" => {
                 let j = *open
                     .last()
                     .ok_or_else(|| err(line, "CHANNELS outside a joint"))?;
-                let declared: usize = t
-                    .get(1)
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| err(line, "CHANNELS needs a count"))?;
-                let names = &t[2..];
-                if names.len() != declared {
-                    return Err(err(
-                        line,
-                        format!(
-                            "CHANNELS declares {declared} channels but names {}",
-                            names.len()
-                        ),
-                    ));
-                }
-                joints[j].channels = names
-                    .iter()
-                    .map(|n| {
-                        Channel::parse(n).ok_or_else(|| err(line, format!("unknown channel '{n}'")))
-                    })
-                    .collect::<Result<_, _>>()?;
+                joints[j].channels = parse_channels(line, &t)?;
             }
             "MOTION" => {
                 if !open.is_empty() || pending.is_some() {
@@ -276,6 +246,43 @@ fn parse_hierarchy(lines: &mut Lines<'_>) -> Result<Vec<BvhJoint>, Problem> {
         return Err(Problem::NoJoints);
     }
     Err(err(0, "the file ends before MOTION"))
+}
+
+/// `OFFSET x y z`.
+fn parse_offset(line: usize, t: &[&str]) -> Result<Vec3, Problem> {
+    if t.len() != 4 {
+        return Err(err(
+            line,
+            format!("OFFSET needs 3 numbers, found {}", t.len() - 1),
+        ));
+    }
+    Ok(Vec3::new(
+        number(t[1], line)?,
+        number(t[2], line)?,
+        number(t[3], line)?,
+    ))
+}
+
+/// `CHANNELS n name...`: the count must match the names.
+fn parse_channels(line: usize, t: &[&str]) -> Result<Vec<Channel>, Problem> {
+    let declared: usize = t
+        .get(1)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| err(line, "CHANNELS needs a count"))?;
+    let names = t.get(2..).unwrap_or_default();
+    if names.len() != declared {
+        return Err(err(
+            line,
+            format!(
+                "CHANNELS declares {declared} channels but names {}",
+                names.len()
+            ),
+        ));
+    }
+    names
+        .iter()
+        .map(|n| Channel::parse(n).ok_or_else(|| err(line, format!("unknown channel '{n}'"))))
+        .collect()
 }
 
 fn parse_motion_header(lines: &mut Lines<'_>) -> Result<(usize, f32, usize), Problem> {

@@ -137,26 +137,7 @@ impl Session {
                     translation_name(*mode)
                 ))
             }
-            Edit::AutoMap { unmapped_only } => {
-                let auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
-                if *unmapped_only {
-                    for pair in auto.pairs() {
-                        let target_free = self.map.for_target(pair.target).is_none();
-                        let source_free = !self.map.pairs().iter().any(|p| p.source == pair.source);
-                        if target_free && source_free {
-                            self.map.insert(pair.clone());
-                        }
-                    }
-                } else {
-                    self.map = auto;
-                }
-                Ok(if *unmapped_only {
-                    "Auto-map unmapped bones"
-                } else {
-                    "Auto-map"
-                }
-                .to_owned())
-            }
+            Edit::AutoMap { unmapped_only } => Ok(self.auto_map(*unmapped_only)),
             Edit::ClearMap => {
                 self.map = BoneMap::default();
                 Ok("Clear map".to_owned())
@@ -186,16 +167,7 @@ impl Session {
                 side,
                 joint,
                 rotation,
-            } => {
-                let s = self.side_mut(*side);
-                let name = s.skeleton().names()[*joint].clone();
-                s.file.bone_offsets.retain(|(n, _)| *n != name);
-                if !rotation.abs_diff_eq(Quat::IDENTITY, 1e-7) {
-                    s.file.bone_offsets.push((name.clone(), *rotation));
-                }
-                s.rebuild_reference()?;
-                Ok(format!("Rotate {name}"))
-            }
+            } => self.set_bone_offset(*side, *joint, *rotation),
             Edit::AutoAlign => {
                 self.auto_align()?;
                 Ok("Auto-align".to_owned())
@@ -216,6 +188,40 @@ impl Session {
                 Ok("Export settings".to_owned())
             }
         }
+    }
+
+    /// The automatic map, over everything or only where both bones are still free.
+    fn auto_map(&mut self, unmapped_only: bool) -> String {
+        let auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
+        if !unmapped_only {
+            self.map = auto;
+            return "Auto-map".to_owned();
+        }
+        for pair in auto.pairs() {
+            let target_free = self.map.for_target(pair.target).is_none();
+            let source_free = !self.map.pairs().iter().any(|p| p.source == pair.source);
+            if target_free && source_free {
+                self.map.insert(pair.clone());
+            }
+        }
+        "Auto-map unmapped bones".to_owned()
+    }
+
+    /// A bone's rotation offset from the reference pose; the identity removes it.
+    fn set_bone_offset(
+        &mut self,
+        side: SideRole,
+        joint: usize,
+        rotation: Quat,
+    ) -> Result<String, SessionError> {
+        let s = self.side_mut(side);
+        let name = s.skeleton().names()[joint].clone();
+        s.file.bone_offsets.retain(|(n, _)| *n != name);
+        if !rotation.abs_diff_eq(Quat::IDENTITY, 1e-7) {
+            s.file.bone_offsets.push((name.clone(), rotation));
+        }
+        s.rebuild_reference()?;
+        Ok(format!("Rotate {name}"))
     }
 
     fn map_bone(&mut self, target: usize, source: Option<usize>) -> Result<String, SessionError> {

@@ -54,6 +54,33 @@ pub fn export_ui(
     form: &mut ExportForm,
     commands: &mut Vec<Command>,
 ) {
+    format_ui(ui, form);
+    ui.separator();
+    let clips = session.source.clips();
+    clips_and_rate_ui(ui, form, clip, clips.len());
+    keys_and_root_ui(ui, form);
+    ui.separator();
+    output_ui(ui, session, form);
+    if ui.button("Export clips").clicked() {
+        let names = if form.all_clips {
+            clips.iter().map(|c| Some(c.name.clone())).collect()
+        } else {
+            vec![clip.map(str::to_owned)]
+        };
+        let mut out = PathBuf::from(&form.path);
+        out.set_extension(form.extension());
+        commands.push(Command::ExportWith(ExportJob {
+            format: form.format,
+            clips: names,
+            fps: form.fps(),
+            out,
+            reduce: form.reduce.then_some(form.tolerance),
+            root_motion: form.root_motion,
+        }));
+    }
+}
+
+fn format_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
     ui.label("Format");
     ui.radio_value(
         &mut form.format,
@@ -70,8 +97,9 @@ pub fn export_ui(
         ExportFormat::Bvh,
         "BVH: the target skeleton (one file per clip)",
     );
-    ui.separator();
-    let clips = session.source.clips();
+}
+
+fn clips_and_rate_ui(ui: &mut egui::Ui, form: &mut ExportForm, clip: Option<&str>, clips: usize) {
     ui.horizontal(|ui| {
         ui.label("Clips");
         ui.radio_value(
@@ -79,7 +107,7 @@ pub fn export_ui(
             false,
             format!("current ({})", clip.unwrap_or("first")),
         );
-        ui.radio_value(&mut form.all_clips, true, format!("all {}", clips.len()));
+        ui.radio_value(&mut form.all_clips, true, format!("all {clips}"));
     });
     ui.horizontal(|ui| {
         ui.label("Frame rate");
@@ -101,6 +129,9 @@ pub fn export_ui(
             form.fps = FpsChoice::Custom(custom);
         }
     });
+}
+
+fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut form.reduce, "Reduce keys within");
         let degrees = egui::DragValue::new(&mut form.tolerance.degrees)
@@ -129,7 +160,10 @@ pub fn export_ui(
             ui.radio_value(&mut form.root_motion, Some(mode), name);
         }
     });
-    ui.separator();
+}
+
+/// The output path, defaulting to `<target>_retargeted.<ext>` in the temp folder.
+fn output_ui(ui: &mut egui::Ui, session: &Session, form: &mut ExportForm) {
     if form.path.is_empty() {
         let stem = session
             .target
@@ -155,23 +189,6 @@ pub fn export_ui(
             form.path = p.display().to_string();
         }
     });
-    if ui.button("Export clips").clicked() {
-        let names = if form.all_clips {
-            clips.iter().map(|c| Some(c.name.clone())).collect()
-        } else {
-            vec![clip.map(str::to_owned)]
-        };
-        let mut out = PathBuf::from(&form.path);
-        out.set_extension(form.extension());
-        commands.push(Command::ExportWith(ExportJob {
-            format: form.format,
-            clips: names,
-            fps: form.fps(),
-            out,
-            reduce: form.reduce.then_some(form.tolerance),
-            root_motion: form.root_motion,
-        }));
-    }
 }
 
 /// While an export runs: a bar of clips done, and Cancel.
