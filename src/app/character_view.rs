@@ -2,7 +2,8 @@
 //! renderer draws, re-posed each frame without reallocating.
 
 use super::viewport::{
-    CharacterScene, GizmoPlacement, GizmoState, OrbitCamera, ViewportRenderer, viewport_ui,
+    CharacterScene, GizmoPlacement, GizmoState, OrbitCamera, TextureCache, ViewportRenderer,
+    viewport_ui,
 };
 use crate::core::{Pose, Skeleton};
 use crate::io::SkinnedMesh;
@@ -16,6 +17,8 @@ pub struct CharacterView {
     renderer: Arc<Mutex<Option<ViewportRenderer>>>,
     world: Vec<Mat4>,
     id_base: u64,
+    /// The character's decoded base colour textures, decoded on its first pose.
+    textures: TextureCache,
     /// Frame the camera on the next draw (a new character was loaded).
     pub needs_framing: bool,
     gizmo: GizmoState,
@@ -31,13 +34,15 @@ impl CharacterView {
             renderer: Arc::new(Mutex::new(None)),
             world: Vec::new(),
             id_base,
+            textures: TextureCache::default(),
             needs_framing: true,
             gizmo: GizmoState::default(),
             last_rect: egui::Rect::NOTHING,
         }
     }
 
-    /// Forward kinematics under `container` (the side's edited container), then skinning.
+    /// Forward kinematics under `container` (the side's edited container), then skinning. The
+    /// first pose of a character decodes its textures; later ones find them decoded.
     pub fn set_pose(
         &mut self,
         skeleton: &Skeleton,
@@ -47,8 +52,27 @@ impl CharacterView {
     ) {
         self.world.resize(skeleton.len(), Mat4::IDENTITY);
         pose.world_matrices_under(skeleton, container, &mut self.world);
+        let decoding = self.textures.decode_time;
+        self.textures.prepare(meshes);
+        if self.textures.decode_time != decoding
+            && std::env::var_os("RETARGET_STUDIO_TIMINGS").is_some()
+        {
+            let texels: usize = self.textures.decoded().map(|t| t.gpu_bytes()).sum();
+            eprintln!(
+                "textures: {} decoded in {:.0} ms, {:.1} MiB on the GPU with mipmaps",
+                self.textures.decoded().count(),
+                self.textures.decode_time.as_secs_f64() * 1e3,
+                texels as f64 / (1024.0 * 1024.0)
+            );
+        }
         let scene = Arc::make_mut(&mut self.scene);
-        scene.set_pose(self.id_base, skeleton.parents(), meshes, &self.world);
+        scene.set_pose(
+            self.id_base,
+            skeleton.parents(),
+            meshes,
+            &self.world,
+            &self.textures,
+        );
     }
 
     /// World matrices of the pose last set, as drawn.
@@ -67,6 +91,7 @@ impl CharacterView {
 
     pub fn clear(&mut self) {
         self.scene = Arc::new(CharacterScene::default());
+        self.textures.clear();
         self.world.clear();
         self.needs_framing = true;
     }

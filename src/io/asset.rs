@@ -4,6 +4,7 @@
 use crate::core::{Axis, Clip, Skeleton, Unit};
 use glam::{Mat4, Vec3};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -62,6 +63,63 @@ pub struct AssetClip {
     pub clip: Clip,
 }
 
+/// The codec an [`EncodedImage`] needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageMime {
+    Png,
+    Jpeg,
+}
+
+impl ImageMime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageMime::Png => "image/png",
+            ImageMime::Jpeg => "image/jpeg",
+        }
+    }
+}
+
+/// An image as the file stores it: PNG or JPEG bytes. `io` has no image codec; whoever draws
+/// decodes it (the app, once per image). One `Arc` per glTF image, shared by every primitive
+/// that uses it, so `Arc::ptr_eq` tells images apart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodedImage {
+    /// For messages: "image 0" or "image 0 ('name')".
+    pub label: String,
+    pub mime: ImageMime,
+    pub bytes: Vec<u8>,
+}
+
+/// How a texture is sampled outside [0, 1] (the glTF sampler's `wrapS`/`wrapT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TextureWrap {
+    #[default]
+    Repeat,
+    ClampToEdge,
+    MirroredRepeat,
+}
+
+/// A material's base colour texture: the image and its sampler's wrap modes. Filters are left
+/// to the renderer (glTF makes them optional).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseColorTexture {
+    pub image: Arc<EncodedImage>,
+    pub wrap_s: TextureWrap,
+    pub wrap_t: TextureWrap,
+}
+
+/// The material's `alphaMode`: how the base colour's alpha (factor times texel) is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Drawn where alpha >= `cutoff`, not at all elsewhere.
+    Mask { cutoff: f32 },
+    /// Blended over what is behind.
+    Blend,
+}
+
 /// One drawable piece of a skinned mesh, with joint indices already in skeleton order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeshPrimitive {
@@ -70,7 +128,16 @@ pub struct MeshPrimitive {
     pub indices: Vec<u32>,
     pub joints: Vec<[u16; 4]>,
     pub weights: Vec<[f32; 4]>,
+    /// Linear RGBA: the material's `baseColorFactor` (white without a material).
     pub base_color: [f32; 4],
+    /// Texture coordinates of the base colour texture, one per vertex, glTF's way round
+    /// (origin at the image's top-left corner), `KHR_texture_transform` already applied:
+    /// the set the texture names, else `TEXCOORD_0`; empty when the primitive has neither.
+    pub uvs: Vec<[f32; 2]>,
+    /// Multiplied by `base_color`; `None` without one, or when its image could not be read
+    /// (then the asset carries a warning). Present only together with `uvs`.
+    pub base_color_texture: Option<BaseColorTexture>,
+    pub alpha_mode: AlphaMode,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -10,7 +10,10 @@ pub mod gltf_import;
 pub mod project;
 pub mod vrm;
 
-pub use asset::{Asset, AssetClip, Format, MeshPrimitive, Provenance, SkinnedMesh};
+pub use asset::{
+    AlphaMode, Asset, AssetClip, BaseColorTexture, EncodedImage, Format, ImageMime, MeshPrimitive,
+    Provenance, SkinnedMesh, TextureWrap,
+};
 pub use error::{ExportError, ExportProblem, ImportError, Problem};
 
 use std::path::Path;

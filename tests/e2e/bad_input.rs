@@ -1,6 +1,7 @@
 //! Every kind of bad input gives a typed error that names the file and the problem;
 //! none panics.
 
+use crate::common::textured::TexturedTriangle;
 use crate::common::{asset_path, load_err_bytes};
 use retarget_studio::io::{ImportOptions, Problem};
 
@@ -97,6 +98,72 @@ fn accessor_reaching_past_its_buffer() {
     let e = load_err_bytes("liar.gltf", &json);
     assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
     assert!(message(&e).contains("accessor 0"), "{e}");
+}
+
+#[test]
+fn accessors_the_gltf_readers_would_panic_on() {
+    // A count of 0 (the readers compute `count - 1`), and elements wider than their stride.
+    let zero = r#", "buffers": [{"byteLength": 64, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 64}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 0, "type": "MAT4"}],
+        "skins": [{"joints": [0], "inverseBindMatrices": 0}]"#;
+    let e = load_err_bytes("zero.gltf", &gltf_json(r#"[{"name": "a"}]"#, zero));
+    assert!(
+        matches!(e.problem, Problem::BadData { .. } | Problem::NotGltf(_)),
+        "{e}"
+    );
+    let strided = zero.replace(r#""count": 0"#, r#""count": 1"#).replace(
+        r#""byteLength": 64}]"#,
+        r#""byteLength": 64, "byteStride": 4}]"#,
+    );
+    let e = load_err_bytes("stride.gltf", &gltf_json(r#"[{"name": "a"}]"#, &strided));
+    assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
+    assert!(message(&e).contains("stride"), "{e}");
+}
+
+#[test]
+fn a_skin_with_fewer_inverse_bind_matrices_than_joints() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = TexturedTriangle::default().write(dir.path(), "short.gltf");
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    doc["nodes"][0]["children"] = serde_json::json!([2]);
+    let push = |v: &mut serde_json::Value, item| v.as_array_mut().unwrap().push(item);
+    push(
+        &mut doc["nodes"],
+        serde_json::json!({"name": "tip", "translation": [0.0, 1.0, 0.0]}),
+    );
+    doc["skins"][0] = serde_json::json!({"joints": [0, 2], "inverseBindMatrices": 5});
+    let identity = glam::Mat4::IDENTITY.to_cols_array();
+    push(
+        &mut doc["accessors"],
+        serde_json::json!({"bufferView": 6, "componentType": 5126,
+        "count": 1, "type": "MAT4"}),
+    );
+    let mut bin = std::fs::read(dir.path().join("short.gltf.bin")).unwrap();
+    push(
+        &mut doc["bufferViews"],
+        serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": 64}),
+    );
+    for v in identity {
+        bin.extend(v.to_le_bytes());
+    }
+    doc["buffers"][0]["byteLength"] = serde_json::json!(bin.len());
+    std::fs::write(dir.path().join("short.gltf.bin"), &bin).unwrap();
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    // Loads (the missing matrix keeps the joint's bind) rather than panicking.
+    let asset = retarget_studio::io::load(&path, &ImportOptions::default()).unwrap();
+    assert_eq!(asset.skeletons[0].len(), 2);
+    assert_eq!(asset.meshes[0].inverse_bind.len(), 2);
+}
+
+#[test]
+fn buffer_uri_whose_escapes_are_not_utf8() {
+    // The `gltf` crate unwraps the percent-decoding of a relative URI.
+    let extra = r#", "buffers": [{"byteLength": 12, "uri": "bin%FF.bin"}]"#;
+    let e = load_err_bytes("escape.gltf", &gltf_json(r#"[{"name": "a"}]"#, extra));
+    assert!(matches!(e.problem, Problem::Buffers(_)), "{e}");
+    assert!(message(&e).contains("UTF-8"), "{e}");
 }
 
 const GOOD_HEADER: &str = "HIERARCHY

@@ -16,5 +16,6 @@ mod profile_labels;
 mod retarget_invariants;
 mod retarget_real;
 mod screenshot;
+mod textures;
 mod ui;
 mod ui_tools;

@@ -1,5 +1,6 @@
 //! `retarget-studio screenshot` end to end under Xvfb: both viewports must show a character
-//! (the robot's orange on the left, the VRM's white body on the right), not only background.
+//! (the robot's orange on the left, the VRM's white body on the right), not only background;
+//! a textured character (CesiumMan) must show its texture's colours.
 //! Needs `Xvfb` (scripts/setup.sh installs it) and Mesa's software OpenGL.
 
 use std::path::Path;
@@ -77,21 +78,26 @@ fn count(
         .count()
 }
 
-#[test]
-fn screenshot_of_the_demo_shows_both_characters() {
+/// Runs `retarget-studio screenshot` (on `project`, or the demo) at frame 20 and returns the
+/// image; `keep_as` names the copy made when `RETARGET_SCREENSHOT_DIR` is set.
+fn screenshot(project: Option<&Path>, keep_as: &str) -> image::RgbaImage {
     let xvfb = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("demo.png");
-    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
-        .args([
-            "screenshot",
-            "--out",
-            out.to_str().unwrap(),
-            "--frame",
-            "20",
-            "--size",
-            "1280x800",
-        ])
+    let out = dir.path().join("shot.png");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_retarget-studio"));
+    command.args([
+        "screenshot",
+        "--out",
+        out.to_str().unwrap(),
+        "--frame",
+        "20",
+        "--size",
+        "1280x800",
+    ]);
+    if let Some(project) = project {
+        command.arg(project);
+    }
+    let output = command
         .env("DISPLAY", &xvfb.display)
         .env_remove("WAYLAND_DISPLAY")
         .output()
@@ -101,15 +107,24 @@ fn screenshot_of_the_demo_shows_both_characters() {
         "screenshot failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let img = image::open(&out).unwrap().to_rgba8();
+    if let Ok(keep) = std::env::var("RETARGET_SCREENSHOT_DIR") {
+        std::fs::copy(&out, Path::new(&keep).join(keep_as)).unwrap();
+    }
+    image::open(&out).unwrap().to_rgba8()
+}
+
+/// The viewports share the space left of the ~420 pt tool panel, below the header rows:
+/// the central width and the rows to look at.
+fn viewport_area(img: &image::RgbaImage) -> (u32, u32, u32) {
     let (w, h) = img.dimensions();
     assert!(w >= 1000 && h >= 600, "{w}x{h}");
-    if let Ok(keep) = std::env::var("RETARGET_SCREENSHOT_DIR") {
-        std::fs::copy(&out, Path::new(&keep).join("demo.png")).unwrap();
-    }
-    // The viewports share the space left of the ~420 pt tool panel, below the header rows.
-    let central = w - (420.0 * w as f32 / 1280.0) as u32;
-    let (y0, y1) = (h / 8, h * 7 / 8);
+    (w - (420.0 * w as f32 / 1280.0) as u32, h / 8, h * 7 / 8)
+}
+
+#[test]
+fn screenshot_of_the_demo_shows_both_characters() {
+    let img = screenshot(None, "demo.png");
+    let (central, y0, y1) = viewport_area(&img);
     let orange = |p: [u8; 4]| p[0] > 170 && p[1] > 80 && p[1] < 190 && p[2] < 100;
     let white = |p: [u8; 4]| p[0] > 170 && p[1] > 170 && p[2] > 170 && p[0].abs_diff(p[2]) < 40;
     let background = |p: [u8; 4]| p[0] < 60 && p[1] < 60 && p[2] < 60;
@@ -131,5 +146,43 @@ fn screenshot_of_the_demo_shows_both_characters() {
     assert!(
         right_background > right_area / 3,
         "the viewport background is drawn too"
+    );
+}
+
+#[test]
+fn screenshot_shows_cesium_mans_texture() {
+    // The robot's dance onto CesiumMan, whose texture is white with blue and green strokes
+    // and the blue-and-green Cesium logo on its face (untextured, it would be all white).
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let project = dir.path().join("cesium.ron");
+    std::fs::write(
+        &project,
+        format!(
+            r#"(version: 1, source: (path: "{}", clip: Some("Dance")), target: (path: "{}"))"#,
+            assets.join("gltf/RobotExpressive.glb").display(),
+            assets.join("gltf/CesiumMan.glb").display()
+        ),
+    )
+    .unwrap();
+    let img = screenshot(Some(&project), "cesium.png");
+    let (central, y0, y1) = viewport_area(&img);
+    let rgb = |p: [u8; 4]| (p[0] as i32, p[1] as i32, p[2] as i32);
+    let blue = |p: [u8; 4]| {
+        let (r, g, b) = rgb(p);
+        b > 150 && b > r + 60 && b > g + 15
+    };
+    let green = |p: [u8; 4]| {
+        let (r, g, b) = rgb(p);
+        g > 80 && g > r + 20 && g > b + 30
+    };
+    let (right_blue, right_green) = (
+        count(&img, central / 2, central, y0, y1, blue),
+        count(&img, central / 2, central, y0, y1, green),
+    );
+    eprintln!("CesiumMan: blue pixels {right_blue}, green pixels {right_green}");
+    assert!(
+        right_blue > 400 && right_green > 400,
+        "CesiumMan shows its texture: {right_blue} blue, {right_green} green pixels"
     );
 }

@@ -11,7 +11,7 @@
 //! Both characters are re-posed and re-skinned every frame, as the editor will do while a
 //! clip plays, and the mean CPU time of that is shown and printed on exit.
 
-use super::{CharacterScene, OrbitCamera, ViewportRenderer, viewport_ui};
+use super::{CharacterScene, OrbitCamera, TextureCache, ViewportRenderer, viewport_ui};
 use crate::core::{Clip, Pose, Skeleton};
 use crate::io::{ImportOptions, SkinnedMesh, load};
 use anyhow::Context as _;
@@ -64,6 +64,7 @@ struct DemoCharacter {
     name: String,
     skeleton: Skeleton,
     meshes: Vec<SkinnedMesh>,
+    textures: TextureCache,
     clip: Option<Clip>,
     pose: Pose,
     world_from_joint: Vec<Mat4>,
@@ -91,6 +92,8 @@ impl DemoCharacter {
             .collect();
         let clip = animate.then(|| asset.clips_of(0).next().cloned()).flatten();
         let pose = Pose::bind(&skeleton);
+        let mut textures = TextureCache::default();
+        textures.prepare(&meshes);
         let mut me = Self {
             name: path
                 .file_stem()
@@ -99,6 +102,7 @@ impl DemoCharacter {
             world_from_joint: vec![Mat4::IDENTITY; skeleton.len()],
             skeleton,
             meshes,
+            textures,
             clip,
             pose,
             id_base,
@@ -132,6 +136,7 @@ impl DemoCharacter {
             self.skeleton.parents(),
             &self.meshes,
             &self.world_from_joint,
+            &self.textures,
         );
         started.elapsed()
     }

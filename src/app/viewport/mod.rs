@@ -1,6 +1,6 @@
 //! The 3D viewport widget: an orbit camera, a skinned character with its skeleton, joint
 //! picking. Drawing goes through three-d inside an egui paint callback (see `renderer`,
-//! the only file that knows three-d); everything else here is plain glam and egui.
+//! the only module that knows three-d); everything else here is plain glam and egui.
 
 pub mod camera;
 pub mod demo;
@@ -9,11 +9,13 @@ pub mod instances;
 pub mod renderer;
 pub mod scene;
 pub mod skinning;
+pub mod texture;
 
 pub use camera::OrbitCamera;
 pub use gizmo::{GizmoPlacement, GizmoState};
 pub use renderer::ViewportRenderer;
 pub use scene::{CharacterScene, MeshDraw, SkeletonOverlay, pick_joint};
+pub use texture::TextureCache;
 
 use eframe::{egui, egui_glow};
 use std::sync::atomic::{AtomicBool, Ordering};

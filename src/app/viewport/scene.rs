@@ -4,7 +4,8 @@
 
 use super::camera::OrbitCamera;
 use super::skinning::{bounds, skin_primitive_into};
-use crate::io::SkinnedMesh;
+use super::texture::{DrawTexture, TextureCache};
+use crate::io::{AlphaMode, SkinnedMesh};
 use eframe::egui;
 use glam::{Mat4, Vec3};
 use std::sync::Arc;
@@ -24,6 +25,12 @@ pub struct MeshDraw {
     pub indices: Arc<Vec<u32>>,
     /// Linear RGBA (glTF `baseColorFactor`).
     pub color: [f32; 4],
+    /// Texture coordinates (glTF's: v runs down the image), one per vertex, or empty. Static,
+    /// so shared from frame to frame like `indices`.
+    pub uvs: Arc<Vec<[f32; 2]>>,
+    /// The decoded base colour texture, multiplied by `color`; only with `uvs`.
+    pub texture: Option<DrawTexture>,
+    pub alpha_mode: AlphaMode,
 }
 
 /// A second skeleton drawn in another colour (the source over the target, a reference pose).
@@ -68,13 +75,15 @@ impl Default for CharacterScene {
 impl CharacterScene {
     /// Skins `meshes` and places the skeleton for one pose, reusing this scene's vectors and
     /// index buffers. `id_base` tells characters apart (mesh ids are derived from it), so two
-    /// characters drawn by one renderer never share GPU buffers.
+    /// characters drawn by one renderer never share GPU buffers. `textures` holds the decoded
+    /// images of `meshes` (after [`TextureCache::prepare`]).
     pub fn set_pose(
         &mut self,
         id_base: u64,
         parents: &[Option<usize>],
         meshes: &[SkinnedMesh],
         world_from_joint: &[Mat4],
+        textures: &TextureCache,
     ) {
         self.joints.clear();
         self.joints
@@ -95,8 +104,13 @@ impl CharacterScene {
             if draw.id != id || draw.indices.len() != prim.indices.len() {
                 draw.id = id;
                 draw.indices = Arc::new(prim.indices.clone());
+                draw.uvs = Arc::new(prim.uvs.clone());
             }
             draw.color = prim.base_color;
+            draw.texture = textures
+                .texture_for(prim)
+                .filter(|_| draw.uvs.len() == prim.positions.len());
+            draw.alpha_mode = prim.alpha_mode;
             skin_primitive_into(
                 prim,
                 &mesh.inverse_bind,
@@ -251,6 +265,9 @@ mod tests {
                 joints: vec![[1, 0, 0, 0]; 3],
                 weights: vec![[1.0, 0.0, 0.0, 0.0]; 3],
                 base_color: [0.5, 0.5, 0.5, 1.0],
+                uvs: vec![[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]],
+                base_color_texture: None,
+                alpha_mode: AlphaMode::Opaque,
             }],
         }
     }
@@ -263,15 +280,29 @@ mod tests {
             Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0)),
         ];
         let mut scene = CharacterScene::default();
-        scene.set_pose(7, &[None, Some(0)], &meshes, &worlds);
+        let textures = TextureCache::default();
+        scene.set_pose(7, &[None, Some(0)], &meshes, &worlds, &textures);
         assert_eq!(scene.meshes.len(), 1);
         assert_eq!(scene.meshes[0].positions[1], Vec3::new(1.0, 2.0, 0.0));
         assert_eq!(scene.joints, vec![Vec3::ZERO, Vec3::new(0.0, 2.0, 0.0)]);
         assert_eq!(scene.bones.len(), 1);
         let (id, indices) = (scene.meshes[0].id, scene.meshes[0].indices.clone());
-        scene.set_pose(7, &[None, Some(0)], &meshes, &[Mat4::IDENTITY; 2]);
+        let uvs = scene.meshes[0].uvs.clone();
+        assert_eq!(uvs.len(), 3);
+        scene.set_pose(
+            7,
+            &[None, Some(0)],
+            &meshes,
+            &[Mat4::IDENTITY; 2],
+            &textures,
+        );
         assert_eq!(scene.meshes[0].id, id);
         assert!(Arc::ptr_eq(&scene.meshes[0].indices, &indices));
+        assert!(
+            Arc::ptr_eq(&scene.meshes[0].uvs, &uvs),
+            "UVs are uploaded once"
+        );
+        assert!(scene.meshes[0].texture.is_none());
         assert_ne!(mesh_id(8, 0, 0), id);
         let (lo, hi) = scene.bounds().unwrap();
         assert_eq!((lo, hi), (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0)));

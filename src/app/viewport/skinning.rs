@@ -139,6 +139,9 @@ mod tests {
             joints,
             weights,
             base_color: [1.0; 4],
+            uvs: Vec::new(),
+            base_color_texture: None,
+            alpha_mode: crate::io::AlphaMode::Opaque,
         }
     }
 

@@ -4,6 +4,7 @@ mod clips;
 mod hierarchy;
 mod meshes;
 mod skeletons;
+mod textures;
 
 use self::hierarchy::Hierarchy;
 use self::meshes::Binding;
@@ -40,6 +41,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         other => Problem::NotGltf(other.to_string()),
     })?;
     let doc = &gltf.document;
+    check_buffer_uris(doc)?;
     let buffers = gltf::import_buffers(doc, path.parent(), gltf.blob.clone())
         .map_err(|e| Problem::Buffers(e.to_string()))?;
     check_accessors(doc, &buffers)?;
@@ -72,11 +74,16 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
             );
         }
     }
+    let mut ctx = meshes::MeshContext {
+        buffers: &buffers,
+        h: &h,
+        skeletons: &skeletons,
+        images: textures::Images::new(doc, &buffers, path.parent()),
+    };
     let mut meshes = Vec::new();
     for node in doc.nodes() {
         if let Some(binding) = bindings.get(&node.index())
-            && let Some(mesh) =
-                meshes::read_mesh(&node, binding, &buffers, &h, &skeletons, &mut warnings)?
+            && let Some(mesh) = meshes::read_mesh(&node, binding, &mut ctx, &mut warnings)?
         {
             meshes.push(mesh);
         }
@@ -210,6 +217,22 @@ fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin) -> Mat4 {
         .map_or(Mat4::IDENTITY, |n| h.worlds[n.index()])
 }
 
+/// Buffer URIs the `gltf` crate can resolve without panicking (it unwraps the percent-decoding
+/// of relative paths).
+fn check_buffer_uris(doc: &gltf::Document) -> Result<(), Problem> {
+    for buffer in doc.buffers() {
+        if let gltf::buffer::Source::Uri(uri) = buffer.source()
+            && !textures::percent_decodes_to_utf8(uri)
+        {
+            return Err(Problem::Buffers(format!(
+                "buffer {}: the URI's percent-escapes do not decode to UTF-8",
+                buffer.index()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Every accessor's bytes lie inside its buffer view and buffer, so that the readers of the
 /// `gltf` crate, which slice without checking, cannot panic on a lying file.
 fn check_accessors(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Result<(), Problem> {
@@ -229,10 +252,26 @@ fn check_accessors(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Resu
     };
     for acc in doc.accessors() {
         let what = format!("accessor {}", acc.index());
+        // The readers compute `count - 1` and slice by the stride.
+        if acc.count() == 0 || acc.sparse().is_some_and(|s| s.count() == 0) {
+            return Err(Problem::BadData {
+                what,
+                reason: "it has a count of 0; glTF needs at least 1".into(),
+            });
+        }
         if let Some(view) = acc.view() {
             check_view(&view, &what)?;
             let size = acc.size();
             let stride = view.stride().unwrap_or(size);
+            if stride < size {
+                return Err(Problem::BadData {
+                    what,
+                    reason: format!(
+                        "its {size}-byte elements do not fit buffer view {}'s {stride}-byte stride",
+                        view.index()
+                    ),
+                });
+            }
             let needed = match acc.count() {
                 0 => 0,
                 c => acc.offset() + stride * (c - 1) + size,

@@ -35,6 +35,7 @@ pub const GLTF_ASSETS: &[&str] = &[
 ];
 
 pub mod renames;
+pub mod textured;
 pub mod variants;
 
 pub const BVH_ASSETS: &[&str] = &["bvh/01_01.bvh", "bvh/02_01.bvh", "bvh/05_06.bvh"];

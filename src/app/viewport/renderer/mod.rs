@@ -1,21 +1,27 @@
-//! The only file that touches three-d (and its cgmath): draws a [`CharacterScene`] into the
-//! part of egui's framebuffer that a paint callback owns.
+//! The only module that touches three-d (and its cgmath): draws a [`CharacterScene`] into the
+//! part of egui's framebuffer that a paint callback owns. `material` holds the skinned
+//! meshes' materials and the texture upload.
 //!
 //! Everything it draws is worked out elsewhere in glam (camera, skinning, instances); here it
 //! is only converted and uploaded. GPU objects live as long as the renderer, which the caller
 //! keeps in an `Arc<Mutex<Option<_>>>` and creates lazily from the callback's glow context,
 //! because that context only exists inside the paint callback.
 
+mod material;
+
+use self::material::{MeshMaterial, gl_uvs, mesh_material, upload_texture};
 use super::camera::OrbitCamera;
 use super::instances::{Instance, grid_for, grid_instances, skeleton_instances};
 use super::scene::{CharacterScene, MeshDraw};
+use super::texture::{DrawTexture, RgbaImage};
+use crate::io::{AlphaMode, TextureWrap};
 use eframe::{egui, glow};
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use three_d::{
     AmbientLight, ClearState, ColorMapping, ColorMaterial, Context, CpuMaterial, CpuMesh,
     DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, Mesh, Object, PhysicalMaterial,
-    Positions, RenderTarget, ScissorBox, Srgba, ToneMapping, Viewer, Viewport,
+    Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport,
 };
 
 /// Background of a viewport, straight into the (non-sRGB) framebuffer.
@@ -25,10 +31,41 @@ const EVICT_AFTER_PAINTS: u64 = 600;
 
 /// A skinned primitive on the GPU, with what it was built from to know when to rebuild.
 struct GpuMesh {
-    object: Gm<Mesh, PhysicalMaterial>,
+    object: Gm<Mesh, MeshMaterial>,
     indices: Arc<Vec<u32>>,
+    uvs: Arc<Vec<[f32; 2]>>,
+    texture: Option<DrawTexture>,
+    alpha_mode: AlphaMode,
     vertex_count: usize,
+    /// False for a MASK mesh whose alpha is below its cutoff everywhere.
+    visible: bool,
     last_used: u64,
+}
+
+impl GpuMesh {
+    /// Whether this was built from `draw`'s topology, UVs, texture and alpha mode, so that
+    /// only the skinned vertices need refilling.
+    fn built_from(&self, draw: &MeshDraw) -> bool {
+        let same_texture = match (&self.texture, &draw.texture) {
+            (Some(a), Some(b)) => a.same_as(b),
+            (None, None) => true,
+            _ => false,
+        };
+        Arc::ptr_eq(&self.indices, &draw.indices)
+            && Arc::ptr_eq(&self.uvs, &draw.uvs)
+            && same_texture
+            && self.alpha_mode == draw.alpha_mode
+            && self.vertex_count == draw.positions.len()
+    }
+}
+
+/// Which GL texture an image becomes: one per decoded image (by pointer) and wrap modes.
+type TextureKey = (usize, TextureWrap, TextureWrap);
+
+/// An uploaded image; `image` keeps the pointer in its key from being reused.
+struct GpuTexture {
+    _image: Arc<RgbaImage>,
+    texture: Texture2DRef,
 }
 
 /// Instanced unit shapes plus the instances they hold, to upload only on change.
@@ -44,6 +81,8 @@ struct Shapes {
 pub struct ViewportRenderer {
     context: Context,
     meshes: HashMap<u64, GpuMesh>,
+    /// Shared by the meshes that use them; dropped with the last such mesh.
+    textures: HashMap<TextureKey, GpuTexture>,
     shapes: Shapes,
     /// The scene drawn last: if the next one is the same `Arc`, nothing needs uploading.
     last_scene: Weak<CharacterScene>,
@@ -62,6 +101,7 @@ impl ViewportRenderer {
         Ok(Self {
             context,
             meshes: HashMap::new(),
+            textures: HashMap::new(),
             shapes,
             last_scene: Weak::new(),
             scratch_positions: Vec::new(),
@@ -122,6 +162,7 @@ impl ViewportRenderer {
                     .meshes
                     .iter()
                     .filter_map(|m| self.meshes.get(&m.id))
+                    .filter(|g| g.visible)
                     .map(|g| &g.object as &dyn Object),
             );
         }
@@ -148,9 +189,7 @@ impl ViewportRenderer {
             to_cgmath(&draw.positions, &mut self.scratch_positions);
             to_cgmath(&draw.normals, &mut self.scratch_normals);
             let reusable = self.meshes.get(&draw.id).is_some_and(|g| {
-                Arc::ptr_eq(&g.indices, &draw.indices)
-                    && g.vertex_count == draw.positions.len()
-                    && fits_partial_update(&g.object.geometry, draw.positions.len())
+                g.built_from(draw) && fits_partial_update(&g.object.geometry, draw.positions.len())
             });
             if !reusable {
                 let gpu = self.new_gpu_mesh(draw);
@@ -178,35 +217,52 @@ impl ViewportRenderer {
         if self.scratch_normals.len() == self.scratch_positions.len() {
             geometry.set_normals_partially(0, &self.scratch_normals)?;
         }
-        gpu.object.material.albedo = srgba(draw.color);
+        gpu.object.material.inner.albedo = srgba(draw.color);
         Ok(())
     }
 
-    /// A GPU mesh from the scratch buffers (already converted from `draw`).
-    fn new_gpu_mesh(&self, draw: &MeshDraw) -> GpuMesh {
+    /// A GPU mesh from the scratch buffers (already converted from `draw`). UVs go up here,
+    /// once: skinning moves vertices, never texture coordinates.
+    fn new_gpu_mesh(&mut self, draw: &MeshDraw) -> GpuMesh {
+        let texture = draw
+            .texture
+            .as_ref()
+            .filter(|_| draw.uvs.len() == draw.positions.len())
+            .map(|t| self.texture(t));
         let normals = (self.scratch_normals.len() == self.scratch_positions.len())
             .then(|| self.scratch_normals.clone());
         let cpu = CpuMesh {
             positions: Positions::F32(self.scratch_positions.clone()),
             indices: Indices::U32(draw.indices.as_ref().clone()),
             normals,
+            uvs: texture.is_some().then(|| gl_uvs(&draw.uvs)),
             ..Default::default()
         };
-        let material = CpuMaterial {
-            albedo: srgba(draw.color),
-            roughness: 0.75,
-            metallic: 0.0,
-            ..Default::default()
-        };
+        let (material, visible) = mesh_material(&self.context, draw, texture);
         GpuMesh {
-            object: Gm::new(
-                Mesh::new(&self.context, &cpu),
-                PhysicalMaterial::new_opaque(&self.context, &material),
-            ),
+            object: Gm::new(Mesh::new(&self.context, &cpu), material),
             indices: draw.indices.clone(),
+            uvs: draw.uvs.clone(),
+            texture: draw.texture.clone(),
+            alpha_mode: draw.alpha_mode,
             vertex_count: draw.positions.len(),
+            visible,
             last_used: self.paints,
         }
+    }
+
+    /// The GL texture of `t`, uploaded on first use.
+    fn texture(&mut self, t: &DrawTexture) -> Texture2DRef {
+        let key = (Arc::as_ptr(&t.image) as usize, t.wrap_s, t.wrap_t);
+        let context = &self.context;
+        self.textures
+            .entry(key)
+            .or_insert_with(|| GpuTexture {
+                _image: t.image.clone(),
+                texture: upload_texture(context, &t.image, t.wrap_s, t.wrap_t),
+            })
+            .texture
+            .clone()
     }
 
     /// Re-uploads joint, bone and grid instances where they differ from what is on the GPU.
@@ -234,6 +290,9 @@ impl ViewportRenderer {
         let now = self.paints;
         self.meshes
             .retain(|_, g| now.saturating_sub(g.last_used) < EVICT_AFTER_PAINTS);
+        // A texture that only this map still holds belongs to no mesh any more.
+        self.textures
+            .retain(|_, t| Arc::strong_count(&t.texture.texture) > 1);
     }
 
     /// Logs a problem once, not once per frame.
