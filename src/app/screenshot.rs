@@ -34,7 +34,9 @@ impl ScreenshotJob {
     }
 
     /// Called every frame; asks for the image once settled and closes once it is saved.
-    pub fn drive(&mut self, ctx: &egui::Context, frame: u64) {
+    /// An `error` the window shows then (a project that did not open) fails the run, though
+    /// the image, which shows it, is still written.
+    pub fn drive(&mut self, ctx: &egui::Context, frame: u64, error: Option<&str>) {
         ctx.request_repaint();
         if self.asked_at.is_none() && frame >= SETTLE_FRAMES {
             self.asked_at = Some(frame);
@@ -43,8 +45,14 @@ impl ScreenshotJob {
                 self.done.clone(),
                 self.outcome.clone(),
             );
+            let shown_error = error.map(str::to_owned);
             ctx.request_screenshot(move |image| {
-                let result = save_png(&path, &image).map_err(|e| format!("{e:#}"));
+                let result = save_png(&path, &image)
+                    .map_err(|e| format!("{e:#}"))
+                    .and_then(|()| match shown_error {
+                        Some(e) => Err(format!("{e} (the image, written anyway, shows it)")),
+                        None => Ok(()),
+                    });
                 if let Ok(mut slot) = outcome.lock() {
                     *slot = Some(result);
                 }

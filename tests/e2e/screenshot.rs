@@ -186,3 +186,35 @@ fn screenshot_shows_cesium_mans_texture() {
         "CesiumMan shows its texture: {right_blue} blue, {right_green} green pixels"
     );
 }
+
+#[test]
+fn screenshot_of_a_project_that_does_not_open_fails_and_names_the_file() {
+    let xvfb = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let demo = std::fs::read_to_string(assets.join("demo.ron")).unwrap();
+    let project = demo
+        .replace(
+            "\"gltf/RobotExpressive.glb\"",
+            &format!("{:?}", assets.join("gltf/RobotExpressive.glb")),
+        )
+        .replace("\"vrm/cryptovoxels.vrm\"", "\"missing_character.vrm\"");
+    assert_ne!(project, demo);
+    let project_path = dir.path().join("broken.ron");
+    std::fs::write(&project_path, project).unwrap();
+    let out = dir.path().join("shot.png");
+    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args(["screenshot", "--out", out.to_str().unwrap()])
+        .arg(&project_path)
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("missing_character.vrm"), "stderr: {stderr}");
+    assert!(
+        out.exists(),
+        "the image that shows the problem is still written"
+    );
+}

@@ -24,6 +24,7 @@ pub enum Sort {
 }
 
 /// The table's columns: header title and the order a click on it gives.
+/// The status column is titled with its icon, `(!)`, to stay narrow; its name is "Status".
 const COLUMNS: [(&str, Sort); 7] = [
     ("Target bone", Sort::Name),
     ("Source bone", Sort::Source),
@@ -444,10 +445,15 @@ fn header_ui(ui: &mut egui::Ui, title: &str, sort: Sort, state: &mut PanelState)
         (true, false) => " ^",
         (true, true) => " v",
     };
-    let text = egui::RichText::new(format!("{title}{mark}")).strong();
+    let shown = if sort == Sort::Status { "(!)" } else { title };
+    let text = egui::RichText::new(format!("{shown}{mark}")).strong();
     let response = ui
         .selectable_label(active, text)
         .on_hover_text(format!("Sort by {}", title.to_lowercase()));
+    let name = format!("{title}{mark}");
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(egui::WidgetType::Button, true, active, name.clone())
+    });
     if response.clicked() {
         if active {
             state.sort_descending = !state.sort_descending;

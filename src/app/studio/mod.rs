@@ -307,7 +307,7 @@ impl StudioApp {
             ctx.request_repaint();
         }
         if let Some(job) = &mut self.screenshot {
-            job.drive(&ctx, self.frame);
+            job.drive(&ctx, self.frame, self.error.as_deref());
         }
         self.frame_times_ms
             .push(started.elapsed().as_secs_f32() * 1e3);
