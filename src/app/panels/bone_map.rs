@@ -451,9 +451,8 @@ fn header_ui(ui: &mut egui::Ui, title: &str, sort: Sort, state: &mut PanelState)
         .selectable_label(active, text)
         .on_hover_text(format!("Sort by {}", title.to_lowercase()));
     let name = format!("{title}{mark}");
-    response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::WidgetType::Button, true, active, name.clone())
-    });
+    response
+        .widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, active, name.clone()));
     if response.clicked() {
         if active {
             state.sort_descending = !state.sort_descending;
