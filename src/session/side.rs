@@ -156,6 +156,16 @@ impl Side {
         Ok(())
     }
 
+    /// The joint's rotation offset from the reference pose (in its parent's space).
+    pub fn bone_offset(&self, joint: usize) -> Quat {
+        let name = &self.skeleton().names()[joint];
+        self.file
+            .bone_offsets
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(Quat::IDENTITY, |(_, q)| *q)
+    }
+
     /// Adds a rotation (in the parent's space) on top of the joint's existing offset.
     pub fn add_bone_offset(&mut self, joint: usize, rotation: Quat) {
         let name = self.skeleton().names()[joint].clone();

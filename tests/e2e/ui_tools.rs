@@ -61,6 +61,44 @@ fn ctrl(h: &mut Harness<'static, StudioApp>, key: egui::Key, shift: bool) {
     h.run_steps(2);
 }
 
+/// Selects a target bone by name, as a click on it would; returns its index.
+fn select_target(h: &mut Harness<'static, StudioApp>, name: &str) -> usize {
+    let joint = h
+        .state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .skeleton()
+        .find(name)
+        .unwrap();
+    h.state_mut().run(Command::SelectTargetJoint(Some(joint)));
+    joint
+}
+
+/// Presses the primary button at the path's start, moves through it a frame a point, and
+/// lets go at its end, holding `modifiers` throughout.
+fn drag_along(h: &mut Harness<'static, StudioApp>, path: &[egui::Pos2], modifiers: Modifiers) {
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers,
+    };
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::PointerMoved(path[0]));
+    h.event(button(path[0], true));
+    h.step();
+    for p in &path[1..] {
+        h.event(egui::Event::PointerMoved(*p));
+        h.step();
+    }
+    h.event(button(path[path.len() - 1], false));
+    h.step();
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+}
+
 #[test]
 fn remapping_a_bone_in_the_table_changes_the_target_and_undo_restores_it() {
     let mut h = harness_on(None, Tab::BoneMap);
@@ -349,17 +387,7 @@ fn swap_sides_needs_a_target_with_clips() {
 #[test]
 fn alt_drag_in_the_target_viewport_rotates_the_selected_bone() {
     let mut h = harness_on(None, Tab::Pose);
-    let elbow = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Left elbow")
-        .unwrap();
-    h.state_mut().run(Command::SelectTargetJoint(Some(elbow)));
+    let elbow = select_target(&mut h, "Left elbow");
     h.run_steps(1);
     let offset = |app: &StudioApp| {
         let t = &app.doc.session.as_ref().unwrap().target;
@@ -370,30 +398,11 @@ fn alt_drag_in_the_target_viewport_rotates_the_selected_bone() {
             .map(|(_, q)| *q)
     };
     let before = offset(h.state()).unwrap_or(Quat::IDENTITY);
-    let alt = Modifiers::ALT;
     let (from, to) = (egui::pos2(700.0, 400.0), egui::pos2(760.0, 380.0));
-    h.event(egui::Event::ModifiersChanged(alt));
-    h.event(egui::Event::PointerMoved(from));
-    h.event(egui::Event::PointerButton {
-        pos: from,
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: alt,
-    });
-    h.step();
-    for k in 1..=6 {
-        h.event(egui::Event::PointerMoved(
-            from + (to - from) * (k as f32 / 6.0),
-        ));
-        h.step();
-    }
-    h.event(egui::Event::PointerButton {
-        pos: to,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: alt,
-    });
-    h.step();
+    let path: Vec<egui::Pos2> = (0..=6)
+        .map(|k| from + (to - from) * (k as f32 / 6.0))
+        .collect();
+    drag_along(&mut h, &path, Modifiers::ALT);
     let after = offset(h.state()).expect("the drag set an offset");
     assert!(
         after.angle_between(before).to_degrees() > 10.0,
@@ -468,17 +477,7 @@ fn table_frame_time_with_a_150_joint_rig() {
 fn dragging_a_gizmo_ring_turns_the_drawn_bone_about_that_ring() {
     use retarget_studio::app::viewport::gizmo;
     let mut h = harness_on(None, Tab::Pose);
-    let elbow = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Left elbow")
-        .unwrap();
-    h.state_mut().run(Command::SelectTargetJoint(Some(elbow)));
+    let elbow = select_target(&mut h, "Left elbow");
     h.run_steps(2);
     let view = h.state().view(1);
     let (camera, rect) = (view.camera, view.last_rect);
@@ -501,27 +500,9 @@ fn dragging_a_gizmo_ring_turns_the_drawn_bone_about_that_ring() {
         })
         .unwrap();
     let along = (ring[k + 1] - ring[k]).normalized();
-    let from = ring[k];
-    h.event(egui::Event::PointerMoved(from));
-    h.event(egui::Event::PointerButton {
-        pos: from,
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-    });
-    h.step();
-    for i in 1..=10 {
-        h.event(egui::Event::PointerMoved(from + along * 3.5 * i as f32));
-        h.step();
-    }
-    let to = from + along * 35.0;
-    h.event(egui::Event::PointerButton {
-        pos: to,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
-    });
-    h.run_steps(2);
+    let path: Vec<egui::Pos2> = (0..=10).map(|i| ring[k] + along * 3.5 * i as f32).collect();
+    drag_along(&mut h, &path, Modifiers::NONE);
+    h.run_steps(1);
     let app = h.state();
     assert_eq!(
         app.view(1).camera,

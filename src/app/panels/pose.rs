@@ -208,12 +208,7 @@ fn bone_offset_ui(
         return;
     };
     let name = &side.skeleton().names()[joint];
-    let offset = side
-        .file
-        .bone_offsets
-        .iter()
-        .find(|(n, _)| n == name)
-        .map_or(Quat::IDENTITY, |(_, q)| *q);
+    let offset = side.bone_offset(joint);
     ui.horizontal(|ui| {
         ui.label(format!("Rotate {name}:"));
         if let Some(q) = angles_ui(ui, offset) {

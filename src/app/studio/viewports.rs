@@ -126,14 +126,7 @@ impl StudioApp {
             |p| crate::core::reference::rotation_of(world[p]),
         );
         let in_parent = (parent.inverse() * turn_world * parent).normalize();
-        let name = &side.skeleton().names()[joint];
-        let old = side
-            .file
-            .bone_offsets
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(glam::Quat::IDENTITY, |(_, q)| *q);
-        let rotation = (in_parent * old).normalize();
+        let rotation = (in_parent * side.bone_offset(joint)).normalize();
         self.commands
             .push(Command::Edit(crate::session::Edit::SetBoneOffset {
                 side: crate::session::SideRole::Target,
