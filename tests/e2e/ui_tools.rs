@@ -387,7 +387,7 @@ fn swap_sides_needs_a_target_with_clips() {
 #[test]
 fn alt_drag_in_the_target_viewport_rotates_the_selected_bone() {
     let mut h = harness_on(None, Tab::Pose);
-    let elbow = select_target(&mut h, "Left elbow");
+    select_target(&mut h, "Left elbow");
     h.run_steps(1);
     let offset = |app: &StudioApp| {
         let t = &app.doc.session.as_ref().unwrap().target;
