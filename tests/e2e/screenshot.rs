@@ -14,52 +14,59 @@ struct Xvfb {
 }
 
 impl Xvfb {
+    /// Lets Xvfb pick a free display itself (`-displayfd`): tests run in parallel, and a
+    /// display chosen by probing lock files can be taken by another test in between.
     fn start() -> Xvfb {
-        for n in 90..110 {
-            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
-                continue;
-            }
-            let spawned = Command::new("Xvfb")
-                .args([
-                    format!(":{n}").as_str(),
-                    "-screen",
-                    "0",
-                    "1600x1000x24",
-                    "-nolisten",
-                    "tcp",
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let mut child = match spawned {
-                Ok(c) => c,
-                Err(e) => {
-                    panic!("cannot start Xvfb ({e}): run scripts/setup.sh, which installs it")
-                }
-            };
-            let socket = format!("/tmp/.X11-unix/X{n}");
-            let started = Instant::now();
-            while started.elapsed() < Duration::from_secs(10) {
-                if Path::new(&socket).exists() {
-                    return Xvfb {
-                        child,
-                        display: format!(":{n}"),
-                    };
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = child.kill();
+        use std::io::{BufRead, BufReader};
+        let spawned = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => panic!("cannot start Xvfb ({e}): run scripts/setup.sh, which installs it"),
+        };
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("Xvfb writes its display number");
+        let n: u32 = line
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("Xvfb gave no display number: {line:?}"));
+        let socket = format!("/tmp/.X11-unix/X{n}");
+        let started = Instant::now();
+        while !Path::new(&socket).exists() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("no free X display for Xvfb in :90..:109");
+        Xvfb {
+            child,
+            display: format!(":{n}"),
+        }
     }
 }
 
 impl Drop for Xvfb {
+    /// SIGTERM, not `kill()`'s SIGKILL: Xvfb then removes its lock file and socket, so runs
+    /// do not use up the displays one stale lock at a time.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let terminated = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !terminated {
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
     }
 }

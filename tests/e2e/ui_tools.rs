@@ -561,3 +561,48 @@ fn clicking_a_column_title_sorts_the_table_and_again_reverses_it() {
     assert!(counts[0] > 0, "the demo has rows with problems");
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
 }
+
+#[test]
+fn a_bone_clicked_in_the_viewport_brings_its_row_into_view() {
+    let mut h = harness_on(None, Tab::BoneMap);
+    assert!(
+        h.query_by_label("Right elbow").is_none(),
+        "the row starts below the visible part of the table"
+    );
+    let elbow = h
+        .state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .skeleton()
+        .find("Right elbow")
+        .unwrap();
+    let view = h.state().view(1);
+    let at = view
+        .camera
+        .project(view.world()[elbow].w_axis.truncate(), view.last_rect)
+        .unwrap();
+    h.event(egui::Event::PointerMoved(at));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run_steps(3);
+    assert_eq!(
+        h.state().selected,
+        Some(elbow),
+        "the click picked the elbow"
+    );
+    let row = h.get_by_label("Right elbow").rect();
+    assert!(
+        row.bottom() < 900.0 && row.top() > 100.0,
+        "the row is on screen: {row:?}"
+    );
+}

@@ -235,7 +235,13 @@ fn table_ui(
     let depth = |j: usize| std::iter::successors(tgt.parents()[j], |&p| tgt.parents()[p]).count();
     let indent = state.sort == Sort::Hierarchy;
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
-    TableBuilder::new(ui)
+    let mut table = TableBuilder::new(ui);
+    if std::mem::take(&mut state.reveal_selected)
+        && let Some(row) = rows.iter().position(|&t| Some(t) == selected)
+    {
+        table = table.scroll_to_row(row, Some(egui::Align::Center));
+    }
+    table
         .striped(true)
         .sense(egui::Sense::click())
         .column(

@@ -32,6 +32,9 @@ pub struct PanelState {
     pub sort_descending: bool,
     #[serde(skip)]
     pub source_search: String,
+    /// Scroll the bone map to the selected row on its next draw.
+    #[serde(skip)]
+    pub reveal_selected: bool,
     pub pose_side_is_source: bool,
     pub export: export::ExportForm,
 }

@@ -81,6 +81,10 @@ impl StudioApp {
                 .map(|p| p.target);
             self.commands.push(Command::SelectTargetJoint(t));
         }
+        if clicked.iter().any(Option::is_some) {
+            // A bone picked in a viewport brings its row into view in the bone map.
+            self.prefs.panel.reveal_selected = true;
+        }
     }
 
     /// Alt+drag in the target viewport turns the selected bone's reference offset: sideways
