@@ -75,6 +75,11 @@ impl CharacterView {
         );
     }
 
+    /// Textures of this character that could not be decoded, one line each.
+    pub fn texture_warnings(&self) -> &[String] {
+        &self.textures.warnings
+    }
+
     /// World matrices of the pose last set, as drawn.
     pub fn world(&self) -> &[Mat4] {
         &self.world

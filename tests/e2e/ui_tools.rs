@@ -606,3 +606,18 @@ fn a_bone_clicked_in_the_viewport_brings_its_row_into_view() {
         "the row is on screen: {row:?}"
     );
 }
+
+#[test]
+fn import_notes_of_a_side_are_listed_on_request() {
+    let mut h = harness_on(None, Tab::BoneMap);
+    // The robot's 14 clips each have a morph-weight channel the reader does not import; the
+    // VRM has nothing to report, so only the source shows a notes button.
+    assert_eq!(h.state().import_notes(0).len(), 14);
+    assert!(h.state().import_notes(1).is_empty());
+    assert!(h.query_by_label("Import notes").is_none());
+    h.get_by_label("(!) 14").click();
+    h.run_steps(2);
+    h.get_by_label("animation 'Dance': 1 morph-target weight channel(s) not imported");
+    let path = h.state().doc.session.as_ref().unwrap().source.path.clone();
+    h.get_by_label(&path.display().to_string()); // the window names the file
+}

@@ -82,6 +82,8 @@ pub struct StudioApp {
     pub frame_times_ms: Vec<f32>,
     allow_close: bool,
     shown_title: String,
+    /// Which side's import notes are listed in a window.
+    notes_open: Option<usize>,
 }
 
 impl StudioApp {
@@ -128,6 +130,7 @@ impl StudioApp {
             frame_times_ms: Vec::new(),
             allow_close: false,
             shown_title: String::new(),
+            notes_open: None,
         };
         let project = launch.project.unwrap_or_else(super::demo_project);
         app.open_project(&project);
@@ -292,6 +295,7 @@ impl StudioApp {
             });
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
+        self.notes_ui(&ctx);
         self.handle_close(&ctx);
 
         let commands = std::mem::take(&mut self.commands);

@@ -35,8 +35,17 @@ impl StudioApp {
                 let label = names
                     .as_ref()
                     .map_or("Drop a .ron, .glb, .vrm or .bvh here", |n| n[i].as_str());
+                let notes = self.import_notes(i).len();
                 col.horizontal(|ui| {
                     ui.strong(label);
+                    if notes > 0
+                        && ui
+                            .small_button(format!("(!) {notes}"))
+                            .on_hover_text("What the reader noticed in this file: click to list")
+                            .clicked()
+                    {
+                        self.notes_open = Some(i);
+                    }
                     if i == 1 {
                         ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
                         ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
@@ -84,6 +93,54 @@ impl StudioApp {
         if clicked.iter().any(Option::is_some) {
             // A bone picked in a viewport brings its row into view in the bone map.
             self.prefs.panel.reveal_selected = true;
+        }
+    }
+
+    /// What the reader noticed in side `i`'s file (channels it could not import, a unit it
+    /// guessed) and textures that would not decode.
+    pub fn import_notes(&self, i: usize) -> Vec<String> {
+        let Some(session) = &self.doc.session else {
+            return Vec::new();
+        };
+        let side = if i == 0 {
+            &session.source
+        } else {
+            &session.target
+        };
+        let textures = self.views[i].texture_warnings();
+        side.asset
+            .warnings
+            .iter()
+            .chain(textures)
+            .cloned()
+            .collect()
+    }
+
+    /// The list behind a side's "(!) N" button, in a window of its own.
+    pub(super) fn notes_ui(&mut self, ctx: &egui::Context) {
+        let Some(i) = self.notes_open else { return };
+        let notes = self.import_notes(i);
+        let file = self.doc.session.as_ref().map_or(String::new(), |s| {
+            let side = if i == 0 { &s.source } else { &s.target };
+            side.path.display().to_string()
+        });
+        let mut open = true;
+        egui::Window::new("Import notes")
+            .open(&mut open)
+            .default_width(520.0)
+            .show(ctx, |ui| {
+                ui.label(file);
+                ui.separator();
+                egui::ScrollArea::vertical()
+                    .max_height(300.0)
+                    .show(ui, |ui| {
+                        for note in &notes {
+                            ui.label(note);
+                        }
+                    });
+            });
+        if !open || notes.is_empty() {
+            self.notes_open = None;
         }
     }
 
