@@ -30,6 +30,14 @@ impl StudioApp {
             (Tab::Pose, Some(j)) => self.views[1].gizmo_at(j),
             _ => None,
         };
+        // The view toggles get a row of their own: beside a long file name they were cut off.
+        ui.horizontal(|ui| {
+            ui.label("Show");
+            ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
+            ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
+            ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
+            ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
+        });
         ui.columns(2, |cols| {
             for (i, col) in cols.iter_mut().enumerate() {
                 let label = names
@@ -45,12 +53,6 @@ impl StudioApp {
                             .clicked()
                     {
                         self.notes_open = Some(i);
-                    }
-                    if i == 1 {
-                        ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
-                        ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
-                        ui.checkbox(&mut self.prefs.overlay, "Overlay on source");
-                        ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
                     }
                 });
                 let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });

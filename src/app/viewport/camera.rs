@@ -46,18 +46,32 @@ impl OrbitCamera {
         self.frame_in(min, max, 1.0);
     }
 
-    /// Fits a bounding box into a view of `aspect` (width / height): the box's bounding
-    /// sphere fits both the vertical and the horizontal field of view, whatever its units.
+    /// Fits a bounding box into a view of `aspect` (width / height), seen from the current
+    /// direction: the nearest distance at which every corner is inside both fields of view,
+    /// with a margin. A box's bounding sphere would be simpler but leaves a T-posed character
+    /// in a tall viewport at a third of its height.
     pub fn frame_in(&mut self, min: Vec3, max: Vec3, aspect: f32) {
         if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
             return;
         }
         self.target = (min + max) * 0.5;
-        let radius = ((max - min).length() * 0.5).max(1e-4);
-        let half_y = self.fov_y * 0.5;
-        let half_x = ((half_y.tan()) * aspect.max(1e-3)).atan();
-        let half = half_y.min(half_x);
-        self.distance = radius * FRAME_MARGIN / half.sin();
+        let tan_y = (self.fov_y * 0.5).tan() / FRAME_MARGIN;
+        let tan_x = (self.fov_y * 0.5).tan() * aspect.max(1e-3) / FRAME_MARGIN;
+        let back = self.back();
+        let (right, up) = self.right_up();
+        let half = (max - min) * 0.5;
+        let mut distance = half.length().max(1e-4) * 0.01;
+        for corner in 0..8 {
+            let sign = |bit: u32| if corner & (1 << bit) == 0 { -1.0 } else { 1.0 };
+            let c = Vec3::new(sign(0) * half.x, sign(1) * half.y, sign(2) * half.z);
+            // The corner sits `c·back` nearer the eye than the target does.
+            let depth = c.dot(back);
+            distance = distance
+                .max(depth + c.dot(right).abs() / tan_x)
+                .max(depth + c.dot(up).abs() / tan_y);
+        }
+        // Keep the whole box beyond the near plane (1 % of the distance).
+        self.distance = distance.max(half.length() * 1.05);
     }
 
     /// Turns the camera around its target by a pointer drag (in points): dragging right
@@ -188,6 +202,36 @@ mod tests {
             let (near, _) = cam.near_far();
             assert!(cam.distance - near > (max - min).length() * 0.5);
         }
+    }
+
+    #[test]
+    fn a_t_pose_fills_a_tall_viewport() {
+        // The VRM in its T-pose (1.2 m arm span, 1.47 m tall) in one of two side-by-side
+        // viewports: it must fill most of the height, not sit at a third of it.
+        let (min, max) = (Vec3::new(-0.6, 0.0, -0.13), Vec3::new(0.6, 1.47, 0.18));
+        let r = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(381.0, 725.0));
+        let mut cam = OrbitCamera::default();
+        cam.frame_in(min, max, r.width() / r.height());
+        let (mut lo, mut hi) = (
+            egui::pos2(f32::MAX, f32::MAX),
+            egui::pos2(f32::MIN, f32::MIN),
+        );
+        for i in 0..8 {
+            let corner = Vec3::select(
+                glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
+                max,
+                min,
+            );
+            let p = cam.project(corner, r).expect("every corner is in view");
+            assert!(
+                r.contains(p),
+                "corner {corner} lands at {p:?}, outside {r:?}"
+            );
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        let covered = ((hi.x - lo.x) / r.width()).max((hi.y - lo.y) / r.height());
+        assert!(covered > 0.8, "box covers only {covered} of the view");
     }
 
     #[test]
