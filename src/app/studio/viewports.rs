@@ -43,7 +43,7 @@ impl StudioApp {
                 let label = names
                     .as_ref()
                     .map_or("Drop a .ron, .glb, .vrm or .bvh here", |n| n[i].as_str());
-                let notes = self.import_notes(i).len();
+                let notes = self.import_note_count(i);
                 col.horizontal(|ui| {
                     ui.strong(label);
                     if notes > 0
@@ -96,6 +96,12 @@ impl StudioApp {
             // A bone picked in a viewport brings its row into view in the bone map.
             self.prefs.panel.reveal_selected = true;
         }
+    }
+
+    /// How many import notes side `i` has; counted, not collected, as it is asked every frame.
+    fn import_note_count(&self, i: usize) -> usize {
+        let side = self.doc.session.as_ref().map(|s| [&s.source, &s.target][i]);
+        side.map_or(0, |side| side.asset.warnings.len()) + self.views[i].texture_warnings().len()
     }
 
     /// What the reader noticed in side `i`'s file (channels it could not import, a unit it
