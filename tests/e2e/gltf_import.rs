@@ -215,7 +215,7 @@ fn gltf_with_external_buffer_and_data_uri_load() {
     assert_eq!(a.skeletons[0].len(), 19);
     assert_eq!(a.meshes[0].vertex_count(), 3273);
 
-    use base64_lite::encode;
+    use crate::common::textured::base64 as encode;
     json.buffers[0].uri = Some(format!(
         "data:application/octet-stream;base64,{}",
         encode(&blob)
@@ -224,28 +224,4 @@ fn gltf_with_external_buffer_and_data_uri_load() {
     std::fs::write(&embedded, json.to_string_pretty().unwrap()).unwrap();
     let b = retarget_studio::io::load(&embedded, &Default::default()).unwrap();
     assert_eq!(b.clips[0].clip, a.clips[0].clip);
-}
-
-/// A small base64 encoder, so the test needs no extra crate.
-mod base64_lite {
-    pub fn encode(data: &[u8]) -> String {
-        const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-        for chunk in data.chunks(3) {
-            let b = [
-                chunk[0],
-                *chunk.get(1).unwrap_or(&0),
-                *chunk.get(2).unwrap_or(&0),
-            ];
-            let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
 }

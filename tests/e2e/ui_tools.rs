@@ -61,6 +61,18 @@ fn ctrl(h: &mut Harness<'static, StudioApp>, key: egui::Key, shift: bool) {
     h.run_steps(2);
 }
 
+/// The target's container rotation, as the pose tools edit it.
+fn target_container_rotation(app: &StudioApp) -> Quat {
+    app.doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .file
+        .container
+        .rotation
+}
+
 /// Selects a target bone by name, as a click on it would; returns its index.
 fn select_target(h: &mut Harness<'static, StudioApp>, name: &str) -> usize {
     let joint = h
@@ -215,29 +227,11 @@ fn container_rotation_turns_the_target() {
     let mut h = harness_on(None, Tab::Pose);
     h.state_mut().prefs.panel.pose_side_is_source = false;
     h.run_steps(1);
-    let before = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .file
-        .container
-        .rotation;
+    let before = target_container_rotation(h.state());
     let head_before = head_position(h.state());
     h.get_by_label("+90° Y").click();
     h.run_steps(2);
-    let after = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .file
-        .container
-        .rotation;
+    let after = target_container_rotation(h.state());
     let turn = after * before.inverse();
     assert!(
         turn.abs_diff_eq(Quat::from_rotation_y(std::f32::consts::FRAC_PI_2), 1e-5)
