@@ -15,7 +15,10 @@ pub struct LiveRetarget {
 
 impl LiveRetarget {
     pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
-        let retargeter = session.retargeter()?;
+        let mut retargeter = session.retargeter()?;
+        if let Ok(c) = session.source_clip(Some(clip)) {
+            retargeter.fit_clip(session.source.skeleton(), c);
+        }
         let source_rest = Pose::rest(session.source.skeleton());
         Ok(Self {
             revision,

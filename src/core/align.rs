@@ -25,25 +25,32 @@ impl Facing {
     }
 }
 
-fn labelled(skeleton: &Skeleton, bones: &[HumanBone]) -> Option<usize> {
-    bones.iter().find_map(|b| skeleton.find_humanoid(*b))
+fn labelled(labels: &[Option<HumanBone>], bones: &[HumanBone]) -> Option<usize> {
+    bones
+        .iter()
+        .find_map(|b| labels.iter().position(|l| *l == Some(*b)))
 }
 
 /// Works out up (hips → head), left (right → left upper leg, or arm) and forward
-/// (`left × up`) in the reference pose. `None` without the labels to go on.
-pub fn detect_facing(skeleton: &Skeleton, reference: &ReferencePose) -> Option<Facing> {
+/// (`left × up`) in the reference pose, from the humanoid `labels` (one per joint). `None`
+/// without the labels to go on.
+pub fn detect_facing(
+    skeleton: &Skeleton,
+    labels: &[Option<HumanBone>],
+    reference: &ReferencePose,
+) -> Option<Facing> {
     use HumanBone::*;
     let world = reference.world_matrices(skeleton);
     let pos = |j: usize| world[j].w_axis.truncate();
-    let hips = labelled(skeleton, &[Hips])?;
-    let top = labelled(skeleton, &[Head, Neck, UpperChest, Chest])?;
+    let hips = labelled(labels, &[Hips])?;
+    let top = labelled(labels, &[Head, Neck, UpperChest, Chest])?;
     let (l, r) = [
         (LeftUpperLeg, RightUpperLeg),
         (LeftUpperArm, RightUpperArm),
         (LeftShoulder, RightShoulder),
     ]
     .into_iter()
-    .find_map(|(l, r)| Some((skeleton.find_humanoid(l)?, skeleton.find_humanoid(r)?)))?;
+    .find_map(|(l, r)| Some((labelled(labels, &[l])?, labelled(labels, &[r])?)))?;
     let up = (pos(top) - pos(hips)).try_normalize()?;
     let across = pos(l) - pos(r);
     let left = (across - up * across.dot(up)).try_normalize()?;

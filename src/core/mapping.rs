@@ -153,6 +153,46 @@ impl BoneMap {
         Self::new(pairs)
     }
 
+    /// Pairs each target joint the labels left unmapped with the source joint of exactly
+    /// its name (the same rig on both sides: fingers, helpers and props then follow too).
+    /// A joint hung from a root of the same name (an IK target or pole) takes the source's
+    /// translation as well, since its place is its motion.
+    pub fn add_same_names(
+        &mut self,
+        source: (&[String], &[Option<usize>]),
+        target: (&[String], &[Option<usize>]),
+    ) {
+        for (t, name) in target.0.iter().enumerate() {
+            let Some(s) = source.0.iter().position(|n| n == name) else {
+                continue;
+            };
+            let labelled = self.for_target(t).cloned();
+            if labelled.as_ref().is_some_and(|p| p.source != s) {
+                continue;
+            }
+            let root_parent = |(names, parents): (&[String], &[Option<usize>]), j: usize| {
+                parents[j]
+                    .filter(|&p| parents[p].is_none())
+                    .map(|p| names[p].clone())
+            };
+            let hung_from_root =
+                root_parent(source, s).is_some_and(|p| Some(p) == root_parent(target, t));
+            let pair = labelled.unwrap_or(BonePair {
+                method: MapMethod::Name,
+                confidence: 0.9,
+                ..BonePair::new(s, t)
+            });
+            if hung_from_root && pair.translation == TranslationMode::None {
+                self.insert(BonePair {
+                    translation: TranslationMode::Copy,
+                    ..pair
+                });
+            } else {
+                self.insert(pair);
+            }
+        }
+    }
+
     pub fn pairs(&self) -> &[BonePair] {
         &self.pairs
     }

@@ -21,5 +21,6 @@ pub use mapping::{BoneMap, BonePair, MapMethod, RotationMode, SideLabel, Transla
 pub use reference::{ContainerEdit, PoseSource, ReferencePose};
 pub use retarget::{RetargetClipOptions, RetargetError, Retargeter};
 pub mod align;
+pub mod characterize;
 pub mod mirror;
 pub mod reduce;

@@ -130,7 +130,21 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         .to_owned();
     let mut skeleton = build_skeleton(&name, &joints)?;
     skeleton.label_unlabelled(crate::core::HumanBone::from_mixamo);
-    let extent = figure_extent(&skeleton, &Pose::rest(&skeleton));
+    let mut clips = Vec::new();
+    if frame_count > 0 {
+        let clip = build_clip(&name, &joints, &frames, frame_time)
+            .map_err(|e| err(motion_line, e.to_string()))?;
+        clips.push(AssetClip { skeleton: 0, clip });
+    }
+    let (stance, from_motion) = stance_pose(&skeleton, clips.first().map(|c| &c.clip));
+    if from_motion {
+        warnings.push(
+            "the zero pose is not a standing figure (its bones do not stand as a body does): \
+             unit and up axis read from the first frame of the motion"
+                .to_owned(),
+        );
+    }
+    let extent = figure_extent(&skeleton, &stance);
     let (up, up_source) = match (options.up, extent.up_found) {
         (Some(up), _) => (up, Provenance::Override),
         (None, true) => (extent.up, Provenance::Detected),
@@ -147,12 +161,6 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         Vec3::ZERO,
     ));
 
-    let mut clips = Vec::new();
-    if frame_count > 0 {
-        let clip = build_clip(&name, &joints, &frames, frame_time)
-            .map_err(|e| err(motion_line, e.to_string()))?;
-        clips.push(AssetClip { skeleton: 0, clip });
-    }
     Ok(Asset {
         path: path.to_path_buf(),
         format: Format::Bvh,
@@ -166,6 +174,29 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         up_source,
         warnings,
     })
+}
+
+/// The pose to read the figure's unit and up axis from: the zero pose, unless it does not
+/// stand as a body does (LAFAN1 and Bandai Namco lay every bone along +X and let the
+/// rotations make the figure), then the motion's first frame. Says which it took.
+fn stance_pose(skeleton: &Skeleton, clip: Option<&Clip>) -> (Pose, bool) {
+    let rest = Pose::rest(skeleton);
+    let standing = |pose: &Pose| {
+        crate::core::characterize::is_standing(skeleton.humanoid(), &pose.world_positions(skeleton))
+    };
+    if standing(&rest) != Some(false) {
+        return (rest, false);
+    }
+    let Some(clip) = clip else {
+        return (rest, false);
+    };
+    let mut first = rest.clone();
+    clip.sample(clip.start_secs(), &mut first);
+    if standing(&first) == Some(true) {
+        (first, true)
+    } else {
+        (rest, false)
+    }
 }
 
 type Lines<'a> = dyn Iterator<Item = (usize, Vec<&'a str>)> + 'a;

@@ -192,7 +192,8 @@ impl Session {
 
     /// The automatic map, over everything or only where both bones are still free.
     fn auto_map(&mut self, unmapped_only: bool) -> String {
-        let auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
+        let mut auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
+        auto.add_same_names(self.source.joint_names(), self.target.joint_names());
         if !unmapped_only {
             self.map = auto;
             return "Auto-map".to_owned();

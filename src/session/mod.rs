@@ -10,7 +10,7 @@ pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
 
 pub use side::{Side, SideRole};
 
-use crate::core::align::{auto_align, bone_direction_errors, detect_facing, facing_fix};
+use crate::core::align::{bone_direction_errors, detect_facing, facing_fix};
 use crate::core::{
     BoneMap, BonePair, Clip, HumanBone, RetargetClipOptions, RetargetError, Retargeter,
 };
@@ -70,7 +70,7 @@ pub struct Session {
 
 impl Session {
     /// Loads both files, maps them from their humanoid labels, turns both to face +Z and
-    /// aligns the target's limbs to the source's reference pose.
+    /// lays both into the canonical T-pose (`core::characterize`), so their limbs agree.
     pub fn automatic(
         source: &Path,
         target: &Path,
@@ -78,7 +78,8 @@ impl Session {
     ) -> Result<Self, SessionError> {
         let source = Side::load(SideRole::Source, source, options)?;
         let target = Side::load(SideRole::Target, target, &ImportOptions::default())?;
-        let map = BoneMap::from_labels(&source.labels, &target.labels);
+        let mut map = BoneMap::from_labels(&source.labels, &target.labels);
+        map.add_same_names(source.joint_names(), target.joint_names());
         let mut session = Session {
             source,
             target,
@@ -139,7 +140,8 @@ impl Session {
     /// Turns each side's container so it faces +Z with +Y up.
     pub fn face_forward(&mut self) -> Result<(), SessionError> {
         for side in [&mut self.source, &mut self.target] {
-            let Some(facing) = detect_facing(side.skeleton(), &side.reference) else {
+            let labels = side.bone_labels();
+            let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
                 continue;
             };
             let edit = &mut side.file.container;
@@ -149,19 +151,24 @@ impl Session {
         Ok(())
     }
 
-    /// Auto-align: the target's mapped limbs point where the source's point.
+    /// Auto-align ("characterize"): both sides laid into the canonical T-pose of the
+    /// humanoid profile, so every mapped limb points where its source points whatever the
+    /// two rest poses were (A-pose, T-pose, mocap along +X).
     pub fn auto_align(&mut self) -> Result<(), SessionError> {
-        let offsets = auto_align(
-            self.source.skeleton(),
-            &self.source.reference,
-            self.target.skeleton(),
-            &mut self.target.reference.clone(),
-            &self.map,
-        );
-        for (joint, offset) in offsets {
-            self.target.add_bone_offset(joint, offset);
+        for side in [&mut self.source, &mut self.target] {
+            let labels = side.bone_labels();
+            let mut reference = side.reference.clone();
+            let offsets = crate::core::characterize::canonical_offsets(
+                side.skeleton(),
+                &labels,
+                &mut reference,
+            );
+            for (joint, offset) in offsets {
+                side.add_bone_offset(joint, offset);
+            }
+            side.rebuild_reference()?;
         }
-        self.target.rebuild_reference()
+        Ok(())
     }
 
     /// Per mapped target bone, the angle (degrees) between it and its source bone in the
@@ -188,13 +195,31 @@ impl Session {
 
     /// A retargeter of this session's sides and reference poses under `map`.
     fn retargeter_with(&self, map: &BoneMap) -> Result<Retargeter, SessionError> {
-        Ok(Retargeter::new(
+        let mut r = Retargeter::new(
             self.source.skeleton(),
             &self.source.reference,
             self.target.skeleton(),
             &self.target.reference,
             map,
-        )?)
+        )?;
+        // The target stands where its feet are in its own pose, before the reference pose
+        // straightened its legs.
+        if let Some(floor) = self.target.floor(map, |p| p.target) {
+            r.set_target_floor(floor);
+        }
+        r.set_same_rig(self.same_rig());
+        Ok(r)
+    }
+
+    /// Whether both sides are one character: the same joints, parents and bind pose.
+    pub fn same_rig(&self) -> bool {
+        let (s, t) = (self.source.skeleton(), self.target.skeleton());
+        s.names() == t.names()
+            && s.parents() == t.parents()
+            && s.bind().iter().zip(t.bind()).all(|(a, b)| {
+                a.translation
+                    .abs_diff_eq(b.translation, 1e-4 * (1.0 + a.translation.length()))
+            })
     }
 
     /// The source clip `name` (or the side's chosen clip, or the first).

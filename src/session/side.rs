@@ -100,7 +100,41 @@ impl Side {
         };
         side.rebuild_reference()?;
         side.labels = side_labels(side.skeleton(), &side.reference);
+        side.stand_from_motion()?;
         Ok(side)
+    }
+
+    /// The humanoid bone of each joint, as the map builder labelled it.
+    pub fn bone_labels(&self) -> Vec<Option<crate::core::HumanBone>> {
+        self.labels.iter().map(|l| l.map(|l| l.bone)).collect()
+    }
+
+    /// Height the feet stand at in the side's own pose (its reference base, container
+    /// edits included, without the bone offsets that lay it into the canonical pose): the
+    /// lower of the feet `map` names on this side.
+    pub fn floor(
+        &self,
+        map: &crate::core::BoneMap,
+        side: impl Fn(&crate::core::BonePair) -> usize,
+    ) -> Option<f32> {
+        let legs = crate::core::retarget::Legs::of_map(map, side);
+        if legs.feet.is_empty() {
+            return None;
+        }
+        let skeleton = self.skeleton();
+        let base = ReferencePose::base_pose(skeleton, &self.file.reference, &self.clips())?;
+        let plain = ReferencePose::new(skeleton, base, &self.file.container, &[]);
+        let world: Vec<glam::Vec3> = plain
+            .world_matrices(skeleton)
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect();
+        Some(legs.floor(&world))
+    }
+
+    /// Joint names and parents, as the map builder compares them.
+    pub fn joint_names(&self) -> (&[String], &[Option<usize>]) {
+        (self.skeleton().names(), self.skeleton().parents())
     }
 
     pub fn skeleton(&self) -> &Skeleton {
@@ -134,6 +168,46 @@ impl Side {
         }
     }
 
+    /// Mocap whose zero pose is not a standing figure (LAFAN1 and Bandai Namco lay every
+    /// bone along +X): labels are read from the first frame of the motion instead, and the
+    /// reference pose starts there, with a note saying so.
+    fn stand_from_motion(&mut self) -> Result<(), SessionError> {
+        use crate::core::characterize::is_standing;
+        let positions = |side: &Side| -> Vec<glam::Vec3> {
+            side.reference
+                .world_matrices(side.skeleton())
+                .iter()
+                .map(|m| m.w_axis.truncate())
+                .collect()
+        };
+        if self.file.reference != PoseSource::Bind
+            || is_standing(&self.bone_labels(), &positions(self)) == Some(true)
+        {
+            return Ok(());
+        }
+        let Some(clip) = self.clips().first().map(|c| c.name.clone()) else {
+            return Ok(());
+        };
+        let previous = (self.file.reference.clone(), self.labels.clone());
+        self.file.reference = PoseSource::Frame {
+            clip: clip.clone(),
+            frame: 0,
+        };
+        self.rebuild_reference()?;
+        let labels = side_labels(self.skeleton(), &self.reference);
+        let bones: Vec<_> = labels.iter().map(|l| l.map(|l| l.bone)).collect();
+        if is_standing(&bones, &positions(self)) == Some(true) {
+            self.labels = labels;
+            self.asset.warnings.push(format!(
+                "reference pose: frame 0 of clip '{clip}' (the file's zero pose is not a standing figure)"
+            ));
+        } else {
+            (self.file.reference, self.labels) = previous;
+            self.rebuild_reference()?;
+        }
+        Ok(())
+    }
+
     /// Recomputes the reference pose from the side's settings (after any edit).
     pub fn rebuild_reference(&mut self) -> Result<(), SessionError> {
         let skeleton = self.skeleton();
@@ -152,7 +226,11 @@ impl Side {
             .iter()
             .filter_map(|(name, q)| Some((skeleton.find(name)?, *q)))
             .collect();
-        self.reference = ReferencePose::new(skeleton, base, &self.file.container, &offsets);
+        let mut reference = ReferencePose::new(skeleton, base, &self.file.container, &offsets);
+        let labels: Vec<_> = self.labels.iter().map(|l| l.map(|l| l.bone)).collect();
+        let attached = crate::core::characterize::attachments(skeleton, &labels);
+        crate::core::characterize::attach(skeleton, &attached, &mut reference);
+        self.reference = reference;
         Ok(())
     }
 

@@ -13,6 +13,7 @@ mod gltf_export;
 mod gltf_import;
 mod mirror;
 mod profile_labels;
+mod real_rigs;
 mod retarget_invariants;
 mod retarget_real;
 mod screenshot;

@@ -34,6 +34,7 @@ impl Retargeter {
         target: &Skeleton,
         options: &RetargetClipOptions,
     ) -> Clip {
+        self.fit_clip(source, clip);
         let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
         let frames = (clip.duration_secs() * fps).round() as usize + 1;
         // Spread frames evenly over the clip's own span, so that at the source's rate the
@@ -57,12 +58,10 @@ impl Retargeter {
                 translations[j].push(target_pose.translations[j]);
             }
         }
-        let moving: Vec<bool> = (0..n)
-            .map(|j| {
-                self.translations.iter().any(|t| t.target == j)
-                    || self.follows.iter().any(|f| f.target == j)
-            })
-            .collect();
+        let mut moving = vec![false; n];
+        for j in self.moving_joints() {
+            moving[j] = true;
+        }
         let tracks = (0..n)
             .map(|j| {
                 make_continuous(&mut rotations[j]);

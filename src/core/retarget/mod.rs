@@ -6,10 +6,14 @@
 
 mod clip;
 mod plan;
+mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
+pub use root::{Legs, common_ancestor, route_to_pelvis};
 
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
+use self::root::{RootSolve, chain_world};
+use crate::core::clip::Clip;
 use crate::core::mapping::{BoneMap, TranslationMode};
 use crate::core::pose::Pose;
 use crate::core::reference::{ReferencePose, rotation_of};
@@ -42,9 +46,6 @@ struct TranslationSolve {
     target_chain: Vec<usize>,
     source_reference: Vec3,
     target_reference: Vec3,
-    scale: f32,
-    /// Keep only the vertical part of the displacement (root motion removed).
-    vertical_only: bool,
 }
 
 pub struct Retargeter {
@@ -57,7 +58,9 @@ pub struct Retargeter {
     target_reference: Pose,
     rotations: Vec<RotationSolve>,
     translations: Vec<TranslationSolve>,
+    roots: Vec<RootSolve>,
     follows: Vec<FollowSolve>,
+    same_rig: bool,
     // Scratch, reused every frame.
     source_world: Vec<Quat>,
     target_world: Vec<Quat>,
@@ -98,23 +101,26 @@ impl Retargeter {
             }
         }
         check_map(map, source, target)?;
-        let src_ref = SideReference::new(source_reference.world_matrices(source));
-        let tgt_ref = SideReference::new(target_reference.world_matrices(target));
+        let map = &root::route_to_pelvis(map, source, target);
+        let source_world = source_reference.world_matrices(source);
+        let target_world = target_reference.world_matrices(target);
+        let src_ref = SideReference::new(source_world.clone());
+        let tgt_ref = SideReference::new(target_world.clone());
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
         let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let moved = |p: &&crate::core::BonePair| p.translation != TranslationMode::None;
+        let roots = map
+            .pairs()
+            .iter()
+            .filter(moved)
+            .filter(|p| p.translation != TranslationMode::Copy)
+            .map(|p| RootSolve::new(p, map, (source, &source_world), (target, &target_world)))
+            .collect();
         let translations = map
             .pairs()
             .iter()
-            .filter(|p| p.translation != TranslationMode::None)
+            .filter(|p| p.translation == TranslationMode::Copy)
             .map(|p| {
-                let scale = match p.translation {
-                    TranslationMode::HipsScaled | TranslationMode::InPlace => {
-                        let hs = src_ref.height_above_ground(p.source);
-                        let ht = tgt_ref.height_above_ground(p.target);
-                        if hs > 1e-6 && ht > 1e-6 { ht / hs } else { 1.0 }
-                    }
-                    _ => 1.0,
-                };
                 let mut target_chain = chain_to_root(target.parents(), p.target);
                 target_chain.pop();
                 TranslationSolve {
@@ -123,8 +129,6 @@ impl Retargeter {
                     target_chain,
                     source_reference: src_ref.positions[p.source],
                     target_reference: tgt_ref.positions[p.target],
-                    scale,
-                    vertical_only: p.translation == TranslationMode::InPlace,
                 }
             })
             .collect();
@@ -138,7 +142,9 @@ impl Retargeter {
             target_reference: target_reference.locals.clone(),
             rotations,
             translations,
+            roots,
             follows,
+            same_rig: false,
             source_world: vec![Quat::IDENTITY; source.len()],
             target_world: vec![Quat::IDENTITY; target.len()],
         })
@@ -192,11 +198,18 @@ impl Retargeter {
                     low.slerp(high, fraction) * reference_world
                 }
             };
+            let world = match self.roots.iter().find(|r| r.pelvis() == i) {
+                Some(r) => r.hip_line_turn(self.source_container, source, world),
+                None => world,
+            };
             self.target_world[i] = world;
             target.rotations[i] = (parent_world.inverse() * world).normalize();
         }
         for k in 0..self.translations.len() {
             self.solve_translation(k, source, target);
+        }
+        for r in &self.roots {
+            r.solve(self.source_container, self.target_container, source, target);
         }
         for f in &self.follows {
             let anchor = chain_world(self.target_container, &f.anchor_chain, target);
@@ -209,24 +222,46 @@ impl Retargeter {
     fn solve_translation(&self, k: usize, source: &Pose, target: &mut Pose) {
         let t = &self.translations[k];
         let source_pos = chain_world(self.source_container, &t.source_chain, source).translation;
-        let mut displacement = Vec3::from(source_pos) - t.source_reference;
-        if t.vertical_only {
-            displacement.x = 0.0;
-            displacement.z = 0.0;
-        }
-        let world_pos = t.target_reference + displacement * t.scale;
+        let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference);
         let parent = chain_world(self.target_container, &t.target_chain, target);
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }
 }
 
-/// World transform at the end of `chain` (root first), composed from `pose`'s locals.
-fn chain_world(container: Affine3A, chain: &[usize], pose: &Pose) -> Affine3A {
-    chain.iter().fold(container, |acc, &j| {
-        acc * Affine3A::from_scale_rotation_translation(
-            pose.scales[j],
-            pose.rotations[j],
-            pose.translations[j],
-        )
-    })
+impl Retargeter {
+    /// Puts the source's floor where `clip`'s feet stand (its lower foot's low percentile),
+    /// so a clip whose rest pose floats or sinks still lands its feet on the target's floor.
+    pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
+        let container = glam::Mat4::from(self.source_container);
+        for r in &mut self.roots {
+            if let Some(floor) = r.clip_floor(source, container, clip) {
+                r.source_floor = floor;
+                if self.same_rig {
+                    r.target_floor = floor;
+                }
+            }
+        }
+    }
+
+    /// Sets the height the target's feet stand at (default: its reference pose's feet).
+    pub fn set_target_floor(&mut self, floor: f32) {
+        for r in &mut self.roots {
+            r.target_floor = floor;
+        }
+    }
+
+    /// One character on both sides: its feet stand where the clip has them, so the
+    /// retarget gives the clip back.
+    pub fn set_same_rig(&mut self, same: bool) {
+        self.same_rig = same;
+    }
+
+    /// Target joints that the root motion moves (for export: these get translation keys).
+    pub fn moving_joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.translations
+            .iter()
+            .map(|t| t.target)
+            .chain(self.roots.iter().map(|r| r.target))
+            .chain(self.follows.iter().map(|f| f.target))
+    }
 }

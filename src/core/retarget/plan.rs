@@ -45,16 +45,6 @@ impl SideReference {
             positions,
         }
     }
-
-    /// Height of `joint` above the lowest joint of the pose.
-    pub fn height_above_ground(&self, joint: usize) -> f32 {
-        let ground = self
-            .positions
-            .iter()
-            .map(|p| p.y)
-            .fold(f32::INFINITY, f32::min);
-        self.positions[joint].y - ground
-    }
 }
 
 /// Direction a bone points in the reference pose: towards its mapped child if it has one,
@@ -283,8 +273,13 @@ pub(super) fn follow_solves(
         let source_parent = nearest_mapped_ancestor(source.parents(), pair.source, |s| {
             map.pairs().iter().any(|p| p.source == s)
         });
-        let Some(anchor) = source_parent
-            .and_then(|sp| map.pairs().iter().find(|p| p.source == sp))
+        // A hand or foot follows its limb, wherever the file hangs it (IK feet under the root).
+        let limb = || {
+            let bone = crate::core::characterize::chain_parent(pair.bone?)?;
+            map.pairs().iter().find(|p| p.bone == Some(bone))
+        };
+        let Some(anchor) = limb()
+            .or_else(|| source_parent.and_then(|sp| map.pairs().iter().find(|p| p.source == sp)))
             .map(|p| p.target)
         else {
             continue;

@@ -162,8 +162,8 @@ fn build_skeletons(
             .unwrap_or_else(|| h.names[*joints.first().unwrap_or(&0)].clone());
         let input = SkeletonInput {
             name,
+            bind_space: bind_space(doc, h, &skin, &ibms),
             inverse_binds: skin.joints().map(|j| j.index()).zip(ibms).collect(),
-            bind_space: bind_space(doc, h, &skin),
             joints: joints.clone(),
             humanoid,
         };
@@ -208,13 +208,58 @@ fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Vec<Mat4>
     }
 }
 
-/// The space a skin's inverse bind matrices live in: that of the mesh node that uses it
-/// (as three.js and Blender read them), so CesiumMan's Z-up matrices under its `Z_UP` node
-/// give an upright bind pose.
-fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin) -> Mat4 {
-    doc.nodes()
+/// The space a skin's inverse bind matrices live in. The glTF rule is world space, and
+/// Blender writes them so (a Mixamo character under a 0.01-scale `Armature` node); COLLADA2GLTF
+/// and three.js read them in the space of the mesh node that uses the skin (CesiumMan's Z-up
+/// matrices under its `Z_UP` node). The two differ only when that node has a transform, and
+/// then the right one is the one whose bind pose has the joints' own rest scale and place:
+/// the wrong one scales the skeleton by the armature's 0.01 twice, or tips it over.
+fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin, ibms: &[Mat4]) -> Mat4 {
+    let mesh_space = doc
+        .nodes()
         .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()))
-        .map_or(Mat4::IDENTITY, |n| h.worlds[n.index()])
+        .map_or(Mat4::IDENTITY, |n| h.worlds[n.index()]);
+    if mesh_space.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
+        return mesh_space;
+    }
+    let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let miss = |space: Mat4| bind_miss(h, &joints, ibms, space);
+    if miss(Mat4::IDENTITY) < miss(mesh_space) {
+        Mat4::IDENTITY
+    } else {
+        mesh_space
+    }
+}
+
+/// How far the bind pose read in `space` is from the rest pose: log scale ratios plus
+/// positions relative to the skeleton's size, summed over joints.
+fn bind_miss(h: &Hierarchy, joints: &[usize], ibms: &[Mat4], space: Mat4) -> f32 {
+    let rest: Vec<glam::Vec3> = joints
+        .iter()
+        .map(|&j| h.worlds[j].w_axis.truncate())
+        .collect();
+    let size = rest
+        .iter()
+        .map(|p| p.distance(rest[0]))
+        .fold(1e-6f32, f32::max);
+    let mut total = 0.0;
+    for (k, (&j, ibm)) in joints.iter().zip(ibms).enumerate() {
+        let det = ibm.determinant();
+        if !det.is_finite() || det.abs() < 1e-30 {
+            continue;
+        }
+        let bind = space * ibm.inverse();
+        let scale_ratio = (bind.determinant() / h.worlds[j].determinant()).abs();
+        if scale_ratio.is_finite() && scale_ratio > 0.0 {
+            total += scale_ratio.ln().abs();
+        }
+        total += bind.w_axis.truncate().distance(rest[k]) / size;
+    }
+    if total.is_finite() {
+        total
+    } else {
+        f32::INFINITY
+    }
 }
 
 /// Buffer URIs the `gltf` crate can resolve without panicking (it unwraps the percent-decoding

@@ -1,0 +1,323 @@
+//! Root motion: where the target's pelvis goes each frame.
+//!
+//! The pelvis is placed so that the target's hip point (the midpoint of its upper legs) is
+//! as high above the target's floor, in target leg lengths, as the source's hip point is
+//! above the source's floor in source leg lengths. Both floors are where the feet stand:
+//! the source's from its motion (a BVH root's OFFSET is often 0 with the whole height in the
+//! position channels, so the rest pose says nothing about the floor), the target's from its
+//! own reference pose. Sideways the hip point moves by the source's displacement scaled by
+//! the same leg ratio, so steps stay steps.
+//!
+//! The joint that takes the translation is the lowest common ancestor of the hips and both
+//! upper legs: RobotExpressive hangs its legs from `Body`, above the spine-start bone its
+//! file calls `Hips`, and moving `Hips` would tear the torso off the legs.
+
+use super::plan::chain_to_root;
+use crate::core::HumanBone;
+use crate::core::clip::Clip;
+use crate::core::mapping::{BoneMap, BonePair, TranslationMode};
+use crate::core::pose::Pose;
+use crate::core::skeleton::Skeleton;
+use glam::{Affine3A, Mat4, Quat, Vec3};
+
+/// The joints one side's root motion is measured on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Legs {
+    /// Upper legs (left, right).
+    pub upper: Option<[usize; 2]>,
+    /// Lower legs (left, right).
+    pub lower: Option<[usize; 2]>,
+    /// Feet (ankles), left and right.
+    pub feet: Vec<usize>,
+}
+
+impl Legs {
+    /// The legs of one side of `map`, from the humanoid bones its pairs carry.
+    pub fn of_map(map: &BoneMap, side: impl Fn(&BonePair) -> usize) -> Self {
+        let find = |b: HumanBone| map.pairs().iter().find(|p| p.bone == Some(b)).map(&side);
+        let upper = find(HumanBone::LeftUpperLeg).zip(find(HumanBone::RightUpperLeg));
+        let lower = find(HumanBone::LeftLowerLeg).zip(find(HumanBone::RightLowerLeg));
+        let feet = [HumanBone::LeftFoot, HumanBone::RightFoot]
+            .into_iter()
+            .filter_map(find)
+            .collect();
+        Self {
+            upper: upper.map(|(l, r)| [l, r]),
+            lower: lower.map(|(l, r)| [l, r]),
+            feet,
+        }
+    }
+
+    /// Midpoint of the upper legs, or `fallback`'s position without legs.
+    fn hip_point(&self, world: &[Vec3], fallback: usize) -> Vec3 {
+        match self.upper {
+            Some([l, r]) => (world[l] + world[r]) * 0.5,
+            None => world[fallback],
+        }
+    }
+
+    /// Upper leg to foot, summed over thigh and shin (so a bent knee does not shorten it),
+    /// averaged over both legs; `None` without legs.
+    fn length(&self, world: &[Vec3]) -> Option<f32> {
+        let (upper, lower) = (self.upper?, self.lower?);
+        if self.feet.len() != 2 {
+            return None;
+        }
+        let leg = |k: usize| {
+            world[upper[k]].distance(world[lower[k]])
+                + world[lower[k]].distance(world[self.feet[k]])
+        };
+        let mean = (leg(0) + leg(1)) * 0.5;
+        (mean > 1e-6).then_some(mean)
+    }
+
+    /// Height of the lower foot, or of the lowest joint without feet.
+    pub fn floor(&self, world: &[Vec3]) -> f32 {
+        let joints: Box<dyn Iterator<Item = &Vec3>> = if self.feet.is_empty() {
+            Box::new(world.iter())
+        } else {
+            Box::new(self.feet.iter().map(|&f| &world[f]))
+        };
+        joints.map(|p| p.y).fold(f32::INFINITY, f32::min)
+    }
+}
+
+/// Lowest common ancestor of `joints` (a joint counts as its own ancestor).
+pub fn common_ancestor(skeleton: &Skeleton, joints: &[usize]) -> Option<usize> {
+    let first = *joints.first()?;
+    let mut path = chain_to_root(skeleton.parents(), first);
+    for &j in &joints[1..] {
+        let other = chain_to_root(skeleton.parents(), j);
+        let common = path.iter().zip(&other).take_while(|(a, b)| a == b).count();
+        path.truncate(common);
+    }
+    path.last().copied()
+}
+
+/// The map the solver runs: the hips pair's translation moved to the pelvis (the common
+/// ancestor of hips and upper legs) on each side, which also takes the hips' rotation, so
+/// legs and torso hang from the joint that moves.
+pub fn route_to_pelvis(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> BoneMap {
+    let Some(hips) = map
+        .pairs()
+        .iter()
+        .find(|p| p.translation != TranslationMode::None && p.bone == Some(HumanBone::Hips))
+        .cloned()
+    else {
+        return map.clone();
+    };
+    let pelvis = |skeleton: &Skeleton, hips: usize, legs: Legs| match legs.upper {
+        Some([l, r]) => common_ancestor(skeleton, &[hips, l, r]).unwrap_or(hips),
+        None => hips,
+    };
+    let source_pelvis = pelvis(source, hips.source, Legs::of_map(map, |p| p.source));
+    let target_pelvis = pelvis(target, hips.target, Legs::of_map(map, |p| p.target));
+    if source_pelvis == hips.source && target_pelvis == hips.target {
+        return map.clone();
+    }
+    let mut routed = map.clone();
+    if target_pelvis != hips.target {
+        // The file's hips keep the hips' rotation, without the translation.
+        routed.insert(BonePair {
+            translation: TranslationMode::None,
+            ..hips.clone()
+        });
+    }
+    routed.insert(BonePair {
+        source: source_pelvis,
+        target: target_pelvis,
+        ..hips
+    });
+    routed
+}
+
+/// The root-motion solve of one translated pair, built once per retargeter.
+#[derive(Clone, Debug)]
+pub(super) struct RootSolve {
+    /// The target joint that moves (the pelvis).
+    pub target: usize,
+    /// Target joints from the root down to the pelvis's parent.
+    target_chain: Vec<usize>,
+    /// Source joints from the root down to each joint the hip point needs.
+    source_chains: Vec<Vec<usize>>,
+    /// The target's hip point in the pelvis's own space.
+    target_hip_offset: Vec3,
+    source_ref_hip: Vec3,
+    target_ref_hip: Vec3,
+    /// Height the source's feet stand at (per clip: see `set_source_floor`).
+    pub source_floor: f32,
+    pub target_floor: f32,
+    /// Target leg length over source leg length.
+    pub scale: f32,
+    vertical_only: bool,
+    /// Source feet, for the floor of a clip.
+    source_feet: Vec<usize>,
+    /// The target's hip line (right to left upper leg) and the pelvis's world rotation, in
+    /// the reference pose; `None` without legs on both sides.
+    target_hip_line: Option<(Vec3, Quat)>,
+}
+
+/// World positions of a reference pose, from its world matrices.
+fn positions(world: &[Mat4]) -> Vec<Vec3> {
+    world.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+impl RootSolve {
+    pub fn new(
+        pair: &BonePair,
+        map: &BoneMap,
+        (source, source_world): (&Skeleton, &[Mat4]),
+        (target, target_world): (&Skeleton, &[Mat4]),
+    ) -> Self {
+        let (src_pos, tgt_pos) = (positions(source_world), positions(target_world));
+        let source_legs = Legs::of_map(map, |p| p.source);
+        let target_legs = Legs::of_map(map, |p| p.target);
+        let source_hip_joints = match source_legs.upper {
+            Some([l, r]) => vec![l, r],
+            None => vec![pair.source],
+        };
+        let source_ref_hip = source_legs.hip_point(&src_pos, pair.source);
+        let target_ref_hip = target_legs.hip_point(&tgt_pos, pair.target);
+        let (source_floor, target_floor) =
+            (source_legs.floor(&src_pos), target_legs.floor(&tgt_pos));
+        let scale = match (source_legs.length(&src_pos), target_legs.length(&tgt_pos)) {
+            (Some(s), Some(t)) => t / s,
+            _ => {
+                let (hs, ht) = (
+                    source_ref_hip.y - source_floor,
+                    target_ref_hip.y - target_floor,
+                );
+                if hs > 1e-6 && ht > 1e-6 { ht / hs } else { 1.0 }
+            }
+        };
+        let mut target_chain = chain_to_root(target.parents(), pair.target);
+        target_chain.pop();
+        let target_hip_line = match (source_legs.upper, target_legs.upper) {
+            (Some(_), Some([l, r])) => Some((
+                tgt_pos[l] - tgt_pos[r],
+                crate::core::reference::rotation_of(target_world[pair.target]),
+            )),
+            _ => None,
+        };
+        Self {
+            target_hip_line,
+            target: pair.target,
+            target_chain,
+            source_chains: source_hip_joints
+                .iter()
+                .map(|&j| chain_to_root(source.parents(), j))
+                .collect(),
+            target_hip_offset: target_world[pair.target]
+                .inverse()
+                .transform_point3(target_ref_hip),
+            source_ref_hip,
+            target_ref_hip,
+            source_floor,
+            target_floor,
+            scale,
+            vertical_only: pair.translation == TranslationMode::InPlace,
+            source_feet: source_legs.feet,
+        }
+    }
+
+    /// Turns the target pelvis's world rotation `world` about its own up axis so its hip line
+    /// lies along the source's hip line, measured from the joints' positions: CMU mocap
+    /// turns its `LHipJoint`/`RHipJoint` under the hips, so the hips bone alone misses up
+    /// to 10° of the pelvis's yaw, and the feet would be placed that far round.
+    pub fn hip_line_turn(&self, source_container: Affine3A, source: &Pose, world: Quat) -> Quat {
+        let Some((line_ref, pelvis_ref)) = self.target_hip_line else {
+            return world;
+        };
+        let [l, r] = [&self.source_chains[0], &self.source_chains[1]]
+            .map(|c| Vec3::from(chain_world(source_container, c, source).translation));
+        let from_ref = world * pelvis_ref.inverse();
+        let up = from_ref * Vec3::Y;
+        let flat = |v: Vec3| (v - up * v.dot(up)).try_normalize();
+        let (Some(have), Some(want)) = (flat(from_ref * line_ref), flat(l - r)) else {
+            return world;
+        };
+        let angle = have.cross(want).dot(up).atan2(have.dot(want));
+        (Quat::from_axis_angle(up, angle) * world).normalize()
+    }
+
+    /// The pelvis joint this solve moves.
+    pub fn pelvis(&self) -> usize {
+        self.target
+    }
+
+    /// Sets the target pelvis's local translation in `target` (rotations already solved).
+    pub fn solve(
+        &self,
+        source_container: Affine3A,
+        target_container: Affine3A,
+        source: &Pose,
+        target: &mut Pose,
+    ) {
+        let hip = self
+            .source_chains
+            .iter()
+            .map(|c| Vec3::from(chain_world(source_container, c, source).translation))
+            .sum::<Vec3>()
+            / self.source_chains.len().max(1) as f32;
+        let k = self.scale;
+        let mut want = self.target_ref_hip + (hip - self.source_ref_hip) * k;
+        want.y = self.target_floor + (hip.y - self.source_floor) * k;
+        if self.vertical_only {
+            want.x = self.target_ref_hip.x;
+            want.z = self.target_ref_hip.z;
+        }
+        let parent = chain_world(target_container, &self.target_chain, target);
+        let j = self.target;
+        let local = Affine3A::from_scale_rotation_translation(
+            target.scales[j],
+            target.rotations[j],
+            Vec3::ZERO,
+        );
+        // The pelvis's origin sits where the hip point, carried by the pelvis's own turn and
+        // scale, lands on `want`.
+        let hip_from_pelvis =
+            parent.transform_vector3(local.transform_vector3(self.target_hip_offset));
+        let pelvis_world = want - hip_from_pelvis;
+        target.translations[j] = parent.inverse().transform_point3(pelvis_world);
+    }
+
+    /// The floor of a source clip: the lowest height its feet reach (the rule judge and
+    /// `check` measure contacts against).
+    pub fn clip_floor(&self, source: &Skeleton, container: Mat4, clip: &Clip) -> Option<f32> {
+        if self.source_feet.is_empty() {
+            return None;
+        }
+        let mut pose = Pose::rest(source);
+        let rest = Pose::rest(source);
+        let mut world = vec![Mat4::IDENTITY; source.len()];
+        let frames = clip.frame_count().clamp(2, 2000);
+        let step = clip.duration_secs() / (frames - 1) as f32;
+        let lows: Vec<f32> = (0..frames)
+            .map(|k| {
+                pose.copy_from(&rest);
+                clip.sample(clip.start_secs() + k as f32 * step, &mut pose);
+                pose.world_matrices_under(source, container, &mut world);
+                self.source_feet
+                    .iter()
+                    .map(|&f| world[f].w_axis.y)
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .filter(|y| y.is_finite())
+            .collect();
+        if lows.is_empty() {
+            return None;
+        }
+        lows.into_iter().reduce(f32::min)
+    }
+}
+
+/// World transform at the end of `chain` (root first), composed from `pose`'s locals.
+pub(super) fn chain_world(container: Affine3A, chain: &[usize], pose: &Pose) -> Affine3A {
+    chain.iter().fold(container, |acc, &j| {
+        acc * Affine3A::from_scale_rotation_translation(
+            pose.scales[j],
+            pose.rotations[j],
+            pose.translations[j],
+        )
+    })
+}
