@@ -4,6 +4,7 @@ pub mod clip;
 pub mod humanoid;
 pub mod pose;
 pub mod profile;
+pub mod quality;
 pub mod skeleton;
 pub mod transform;
 

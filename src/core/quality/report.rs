@@ -1,0 +1,102 @@
+//! The report: every measure's figures, judged against the thresholds, with per-bone and
+//! per-frame detail and flags, worst first. Serializable, so the CLI can print it as JSON.
+
+use super::body::BodyFigures;
+use super::contacts::Contact;
+use super::direction::DirectionFigures;
+use super::feet::{GroundFigures, SkateFigures};
+use super::pelvis::PelvisFigures;
+use super::same_rig::SameRigFigures;
+use super::thresholds::Thresholds;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    SameRig,
+    Direction,
+    Body,
+    Pelvis,
+    Ground,
+    Skate,
+}
+
+impl Measure {
+    pub fn label(self) -> &'static str {
+        match self {
+            Measure::SameRig => "same rig",
+            Measure::Direction => "direction",
+            Measure::Body => "body",
+            Measure::Pelvis => "pelvis",
+            Measure::Ground => "ground",
+            Measure::Skate => "skate",
+        }
+    }
+}
+
+/// The source's own figure beside the target's: ground and skate are judged against the
+/// source's own, which is not zero (the ankle rolls, mocap feet drift).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair<T> {
+    pub source: T,
+    pub target: T,
+}
+
+/// One measure against its limit. `value` is the judged figure (signed for pelvis and ground,
+/// whose limits hold both ways); `severity` its share of the limit, above 1 failing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub measure: Measure,
+    pub value: f64,
+    pub limit: f64,
+    pub severity: f64,
+    pub passed: bool,
+}
+
+/// A broken threshold, in words an animator reads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flag {
+    pub measure: Measure,
+    pub severity: f64,
+    pub message: String,
+}
+
+/// One source foot's planted frames and its contacts (runs of `MIN_RUN` frames or more).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FootContacts {
+    pub foot: String,
+    pub planted: Vec<usize>,
+    pub contacts: Vec<Contact>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Every judged measure keeps its limit (the same as `passed()`).
+    pub passed: bool,
+    pub frames: usize,
+    pub thresholds: Thresholds,
+    /// `None` unless the spec pairs joints of one character.
+    pub same_rig: Option<SameRigFigures>,
+    /// `None` when the spec names no segment.
+    pub direction: Option<DirectionFigures>,
+    pub body: BodyFigures,
+    pub pelvis: PelvisFigures,
+    /// `None`: the source has no planted frame; not judged.
+    pub ground: Option<Pair<GroundFigures>>,
+    /// `None`: the source has no contact; not judged.
+    pub skate: Option<Pair<SkateFigures>>,
+    pub contacts: Vec<FootContacts>,
+    /// The judged measures, in a fixed order.
+    pub verdicts: Vec<Verdict>,
+    /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.
+    pub frame_badness: Vec<f32>,
+    pub bad_frames: Vec<usize>,
+    /// The failing verdicts, worst first.
+    pub flags: Vec<Flag>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.passed
+    }
+}

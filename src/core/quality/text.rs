@@ -1,0 +1,140 @@
+//! The report in words: one line per measure with its figures and PASS or FAIL, then the
+//! flags, worst first. Short enough to read in a terminal or a tooltip.
+
+use super::body::BodyFigures;
+use super::direction::DirectionFigures;
+use super::feet::SkateFigures;
+use super::report::{Measure, Report};
+use super::same_rig::SameRigFigures;
+use std::fmt::{self, Write};
+
+pub(super) fn same_rig_flag(s: &SameRigFigures, limit: f64) -> String {
+    format!(
+        "same rig: {} is {:.1e} of the height off the source at frame {} (limit {:.1e})",
+        s.joint, s.max, s.frame, limit
+    )
+}
+
+pub(super) fn direction_flag(d: &DirectionFigures, limit: f64) -> String {
+    let worst = d.per_segment.first();
+    let worst = worst.map_or(String::new(), |w| {
+        format!(", worst {} {:.1}°", w.segment, w.mean_deg)
+    });
+    format!(
+        "direction: limbs point {:.1}° off the source on average{worst} (limit {limit}°)",
+        d.mean_deg
+    )
+}
+
+pub(super) fn body_flag(b: &BodyFigures, limit: f64) -> String {
+    let bone = b.bone.as_deref().unwrap_or("?");
+    let frame = b.frame.unwrap_or(0);
+    format!(
+        "body: bone {bone} changes length by {:.1e} of the height at frame {frame} (limit {:.1e})",
+        b.max, limit
+    )
+}
+
+pub(super) fn pelvis_flag(difference: f64, limit: f64) -> String {
+    let way = if difference >= 0.0 { "higher" } else { "lower" };
+    format!(
+        "pelvis: the target's pelvis rides {:.3} leg lengths {way} than the source's (limit {limit})",
+        difference.abs()
+    )
+}
+
+pub(super) fn ground_flag(difference: f64, limit: f64) -> String {
+    let (verb, way) = if difference >= 0.0 {
+        ("float", "above")
+    } else {
+        ("sink", "below")
+    };
+    format!(
+        "ground: target feet {verb} {:.0} mm {way} the source's own (limit {limit} mm)",
+        difference.abs()
+    )
+}
+
+pub(super) fn skate_flag(s: &super::report::Pair<SkateFigures>, limit: f64) -> String {
+    format!(
+        "skate: target feet slide {:.0} mm per contact, {:.0} mm more than the source's own (limit {limit} mm)",
+        s.target.mean_mm,
+        s.target.mean_mm - s.source.mean_mm
+    )
+}
+
+impl Report {
+    /// The figures of one measure, in a phrase.
+    fn figures(&self, measure: Measure) -> String {
+        let th = &self.thresholds;
+        match measure {
+            Measure::SameRig => self.same_rig.as_ref().map_or_else(String::new, |s| {
+                let (max, mean, limit) = (s.max, s.mean, th.same_rig);
+                format!("max {max:.1e}, mean {mean:.1e} of the height (limit {limit:.1e})")
+            }),
+            Measure::Direction => self.direction.as_ref().map_or_else(String::new, |d| {
+                let (mean, max, limit) = (d.mean_deg, d.max_deg, th.direction_deg);
+                format!("mean {mean:.1}°, max {max:.1}° (limit mean {limit}°)")
+            }),
+            Measure::Body => {
+                let b = &self.body;
+                let at = match (&b.bone, b.frame) {
+                    (Some(bone), Some(frame)) => format!(", {bone} at frame {frame}"),
+                    _ => String::new(),
+                };
+                let (max, limit) = (b.max, th.body);
+                format!("worst length change {max:.1e} of the height{at} (limit {limit:.1e})")
+            }
+            Measure::Pelvis => {
+                let p = &self.pelvis;
+                let (s, t, d, limit) = (p.source, p.target, p.difference, th.pelvis);
+                format!("source {s:.3}, target {t:.3}, difference {d:+.3} leg lengths (limit ±{limit})")
+            }
+            Measure::Ground => self.ground.as_ref().map_or_else(String::new, |g| {
+                let (s, t, n) = (g.source.mean_mm, g.target.mean_mm, g.target.contact_frames);
+                let limit = th.ground_mm;
+                format!("source's own {s:.1} mm, target {t:.1} mm over {n} planted frames (limit ±{limit} mm)")
+            }),
+            Measure::Skate => self.skate.as_ref().map_or_else(String::new, |k| {
+                let (s, t, n) = (k.source.mean_mm, k.target.mean_mm, k.target.contacts);
+                let limit = th.skate_mm;
+                format!("source's own {s:.1} mm, target {t:.1} mm per contact over {n} contacts (limit +{limit} mm)")
+            }),
+        }
+    }
+
+    /// The plain-text report (the same as `Display`).
+    pub fn to_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let failed = self.verdicts.iter().filter(|v| !v.passed).count();
+        let overall = if self.passed { "PASS" } else { "FAIL" };
+        let judged = self.verdicts.len();
+        writeln!(
+            f,
+            "retarget quality: {overall} ({failed} of {judged} measures fail)"
+        )?;
+        for v in &self.verdicts {
+            let verdict = if v.passed { "PASS" } else { "FAIL" };
+            let figures = self.figures(v.measure);
+            writeln!(f, "{:<10} {verdict}  {figures}", v.measure.label())?;
+        }
+        if self.ground.is_none() {
+            writeln!(f, "no contacts found: ground and skate not judged")?;
+        } else if self.skate.is_none() {
+            writeln!(f, "no contacts of 3 frames or more found: skate not judged")?;
+        }
+        if !self.flags.is_empty() {
+            let mut flags = String::from("flags, worst first:");
+            for flag in &self.flags {
+                write!(flags, "\n  {}", flag.message)?;
+            }
+            writeln!(f, "{flags}")?;
+        }
+        Ok(())
+    }
+}
