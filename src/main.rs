@@ -1,5 +1,5 @@
 use clap::Parser;
-use retarget_studio::cli::{Cli, Command, EXIT_BAD_INPUT, dump, inspect, map, retarget};
+use retarget_studio::cli::{Cli, Command, EXIT_BAD_INPUT, check, dump, inspect, map, retarget};
 use std::io::Write;
 
 fn main() {
@@ -9,6 +9,13 @@ fn main() {
         Some(Command::Map(args)) => map::run(&args).map(print),
         Some(Command::Retarget(args)) => retarget::run(&args).map(print),
         Some(Command::DumpPose(args)) => dump::run(&args).map(print),
+        Some(Command::Check(args)) => check::run(&args).map(|(out, passed)| {
+            print(out);
+            if !passed {
+                // A report that breaks a threshold: 1, apart from bad input (2).
+                std::process::exit(1);
+            }
+        }),
         Some(Command::Screenshot(args)) => screenshot(args),
         None => open_editor(cli.project),
     };

@@ -1,5 +1,6 @@
 //! The headless commands, on core, io and the session only.
 
+pub mod check;
 pub mod dump;
 pub mod inspect;
 pub mod map;
@@ -31,6 +32,9 @@ pub enum Command {
     Map(map::MapArgs),
     /// Retarget a source clip onto a target character and write GLB or BVH.
     Retarget(retarget::RetargetArgs),
+    /// The quality report of a retarget: feet on the floor, body in one piece, moving like
+    /// the source (exit 1 when a measure breaks its threshold).
+    Check(check::CheckArgs),
     /// World joint positions per frame as JSON (the format of shared/tools/pose-dump).
     DumpPose(dump::DumpArgs),
     /// Open the editor on a project (or the demo), render a frame, save a PNG and exit.
@@ -110,4 +114,33 @@ pub fn parse_unit(s: &str) -> Result<Unit, String> {
 
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
     Axis::parse(s).ok_or_else(|| format!("unknown axis '{s}' (+X, -X, +Y, -Y, +Z, -Z)"))
+}
+
+/// A session from a project (with its paths replaced by `source`/`target` when given), or the
+/// automatic one of two files.
+pub fn open_session(
+    project: Option<&std::path::Path>,
+    source: Option<&std::path::Path>,
+    target: Option<&std::path::Path>,
+    options: &crate::io::ImportOptions,
+) -> anyhow::Result<crate::session::Session> {
+    use crate::session::Session;
+    match project {
+        Some(p) => {
+            let mut project = crate::io::project::ProjectFile::load(p)?;
+            if let Some(s) = source {
+                project.source.path = s.to_path_buf();
+            }
+            if let Some(t) = target {
+                project.target.path = t.to_path_buf();
+            }
+            Ok(Session::from_project_file(project)?)
+        }
+        None => {
+            let (Some(s), Some(t)) = (source, target) else {
+                anyhow::bail!("--source and --target are needed without --project");
+            };
+            Ok(Session::automatic(s, t, options)?)
+        }
+    }
 }

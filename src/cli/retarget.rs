@@ -1,7 +1,6 @@
 //! `retarget-studio retarget`: a source clip onto a target character, written as GLB or BVH.
 //! Without a project it automaps and auto-aligns.
 
-use crate::io::project::ProjectFile;
 use crate::session::{ExportFormat, ExportJob, KeyReduction, Session};
 use anyhow::bail;
 use std::fmt::Write as _;
@@ -62,28 +61,16 @@ fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
 }
 
 fn open_session(args: &RetargetArgs) -> anyhow::Result<Session> {
-    match &args.project {
-        Some(p) => {
-            let mut project = ProjectFile::load(p)?;
-            if let Some(s) = &args.source {
-                project.source.path = s.clone();
-            }
-            if let Some(t) = &args.target {
-                project.target.path = t.clone();
-            }
-            Ok(Session::from_project_file(project)?)
-        }
-        None => {
-            let (Some(s), Some(t)) = (&args.source, &args.target) else {
-                bail!("--source and --target are needed without --project");
-            };
-            let options = crate::io::ImportOptions {
-                unit: args.unit,
-                up: args.up,
-            };
-            Ok(Session::automatic(s, t, &options)?)
-        }
-    }
+    let options = crate::io::ImportOptions {
+        unit: args.unit,
+        up: args.up,
+    };
+    super::open_session(
+        args.project.as_deref(),
+        args.source.as_deref(),
+        args.target.as_deref(),
+        &options,
+    )
 }
 
 pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {

@@ -3,6 +3,7 @@
 
 mod edit;
 mod export;
+mod quality;
 mod side;
 
 pub use edit::{Edit, EditState, rotation_name, translation_name};
@@ -57,6 +58,8 @@ pub enum SessionError {
     Export(#[from] crate::io::ExportError),
     #[error("cancelled")]
     Cancelled,
+    #[error("{}: {problem}", path.display())]
+    Quality { path: PathBuf, problem: String },
 }
 
 /// Cloneable so long work (export) can run on a copy in the background.

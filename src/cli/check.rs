@@ -1,0 +1,126 @@
+//! `retarget-studio check --source S --target T [--project P] [--clip C] [--json]`: the
+//! quality report of a retarget (`session::quality`), with what was detected on each side.
+
+use crate::core::quality::{Report, Thresholds};
+use crate::session::{Session, Side};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// The character to animate (GLB/glTF/VRM); optional with --project.
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// A project file (map, reference poses); without one the map is automatic.
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// The clip to check (default: the project's, else the first).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    #[arg(long, value_parser = super::parse_unit)]
+    pub unit: Option<crate::core::Unit>,
+    /// BVH source: its up axis instead of the detected one.
+    #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
+    pub up: Option<crate::core::Axis>,
+}
+
+/// What was detected on one side and where it came from.
+#[derive(Serialize)]
+pub struct Detected {
+    pub file: String,
+    pub unit: String,
+    pub unit_source: &'static str,
+    pub up: &'static str,
+    pub up_source: &'static str,
+    /// The turn about +Y that made the character face +Z, in degrees.
+    pub facing_turn_deg: f32,
+    pub reference: String,
+    pub notes: Vec<String>,
+}
+
+pub fn detected(side: &Side) -> Detected {
+    let a = &side.asset;
+    let forward = side.file.container.rotation * glam::Vec3::Z;
+    Detected {
+        file: side.path.display().to_string(),
+        unit: a.unit.name().to_owned(),
+        unit_source: a.unit_source.name(),
+        up: a.up.name(),
+        up_source: a.up_source.name(),
+        facing_turn_deg: forward.x.atan2(forward.z).to_degrees().round(),
+        reference: match &side.file.reference {
+            crate::core::PoseSource::Bind => "bind".to_owned(),
+            crate::core::PoseSource::Rest => "rest".to_owned(),
+            crate::core::PoseSource::Frame { clip, frame } => {
+                format!("frame {frame} of clip '{clip}'")
+            }
+        },
+        notes: a.warnings.clone(),
+    }
+}
+
+#[derive(Serialize)]
+struct CheckOutput<'a> {
+    clip: &'a str,
+    source: Detected,
+    target: Detected,
+    report: &'a Report,
+}
+
+/// The report as text or JSON, and whether every measure passed.
+pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
+    let options = crate::io::ImportOptions {
+        unit: args.unit,
+        up: args.up,
+    };
+    let session = super::open_session(
+        args.project.as_deref(),
+        args.source.as_deref(),
+        args.target.as_deref(),
+        &options,
+    )?;
+    let clip = session.source_clip(args.clip.as_deref())?.name.clone();
+    let report = session.quality(Some(&clip), &Thresholds::default())?;
+    let passed = report.passed();
+    let out = CheckOutput {
+        clip: &clip,
+        source: detected(&session.source),
+        target: detected(&session.target),
+        report: &report,
+    };
+    if args.json {
+        return Ok((serde_json::to_string_pretty(&out)? + "\n", passed));
+    }
+    Ok((text(&session, &out), passed))
+}
+
+fn text(session: &Session, out: &CheckOutput) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} ({}) onto {}",
+        session.source.path.display(),
+        out.clip,
+        session.target.path.display()
+    );
+    for (role, d) in [("source", &out.source), ("target", &out.target)] {
+        let _ = writeln!(
+            s,
+            "{role}: unit {} ({}), up {} ({}), turned {}° to face +Z, reference {}",
+            d.unit, d.unit_source, d.up, d.up_source, d.facing_turn_deg, d.reference
+        );
+    }
+    s.push_str(&out.report.to_text());
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}

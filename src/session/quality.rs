@@ -1,0 +1,151 @@
+//! The quality report of a session's retarget (the crowd paper's "Conversion Quality" tool):
+//! the source clip, the retarget output and the target's own pose as world joint positions,
+//! measured by `core::quality` with the rules of `shared/tools/judge`.
+
+use super::{Session, SessionError, Side};
+use crate::core::quality::{self, FootPair, Motion, Report, SegmentPair, Spec, Thresholds};
+use crate::core::{Clip, HumanBone, Pose};
+use crate::io::asset::Format;
+
+/// Joints a measure sees on one side: all but BVH End Sites, which Blender's reader and
+/// judge's dumps leave out (they would change the figure's height).
+fn measured_joints(side: &Side) -> Vec<usize> {
+    let s = side.skeleton();
+    (0..s.len())
+        .filter(|&j| {
+            side.asset.format != Format::Bvh
+                || !(s.names()[j].ends_with("_end") && s.children(j).next().is_none())
+        })
+        .collect()
+}
+
+/// World positions of `joints` for each time, in the file's own world (its container,
+/// without the session's edits), as an independent reader of the file sees it.
+fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> Motion {
+    let s = side.skeleton();
+    let mut index = vec![None; s.len()];
+    for (k, &j) in joints.iter().enumerate() {
+        index[j] = Some(k);
+    }
+    let parent_of = |j: usize| {
+        let mut at = s.parents()[j];
+        while let Some(p) = at {
+            if index[p].is_some() {
+                return index[p];
+            }
+            at = s.parents()[p];
+        }
+        None
+    };
+    let base = match clip {
+        Some(_) => Pose::rest(s),
+        None => Pose::bind(s),
+    };
+    let positions = times
+        .iter()
+        .map(|&t| {
+            let mut pose = base.clone();
+            if let Some(c) = clip {
+                c.sample(t, &mut pose);
+            }
+            let world = pose.world_positions(s);
+            joints.iter().map(|&j| world[j]).collect()
+        })
+        .collect();
+    Motion {
+        times: times.to_vec(),
+        names: joints.iter().map(|&j| s.names()[j].clone()).collect(),
+        parents: joints.iter().map(|&j| parent_of(j)).collect(),
+        positions,
+    }
+}
+
+/// The joints judge compares: hips, feet and the limb segments, from the map's labels.
+fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
+    use HumanBone::*;
+    let pair = |bone: HumanBone| -> Option<(usize, usize)> {
+        let p = session.map.pairs().iter().find(|p| p.bone == Some(bone))?;
+        let src = session.source.skeleton().names();
+        let tgt = session.target.skeleton().names();
+        Some((a.joint(&src[p.source])?, b.joint(&tgt[p.target])?))
+    };
+    let hips_l = pair(LeftUpperLeg)?;
+    let hips_r = pair(RightUpperLeg)?;
+    let feet = [LeftFoot, RightFoot]
+        .into_iter()
+        .filter_map(pair)
+        .map(|(a, b)| FootPair { a, b })
+        .collect();
+    let segments = [
+        (LeftUpperArm, LeftLowerArm),
+        (RightUpperArm, RightLowerArm),
+        (LeftLowerArm, LeftHand),
+        (RightLowerArm, RightHand),
+        (LeftUpperLeg, LeftLowerLeg),
+        (RightUpperLeg, RightLowerLeg),
+        (LeftLowerLeg, LeftFoot),
+        (RightLowerLeg, RightFoot),
+    ]
+    .into_iter()
+    .filter_map(|(from, to)| {
+        let (f, t) = (pair(from)?, pair(to)?);
+        Some(SegmentPair {
+            name: format!("{}→{}", from.as_str(), to.as_str()),
+            a: (f.0, t.0),
+            b: (f.1, t.1),
+        })
+    })
+    .collect();
+    let same_rig = if session.same_rig() {
+        (0..a.joints())
+            .filter_map(|j| Some((j, b.joint(&a.names[j])?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(Spec {
+        hips_a: (hips_l.0, hips_r.0),
+        hips_b: (hips_l.1, hips_r.1),
+        feet,
+        segments,
+        same_rig,
+    })
+}
+
+impl Session {
+    /// Retargets the clip `name` (or the session's) and measures it against the source.
+    pub fn quality(&self, name: Option<&str>, limits: &Thresholds) -> Result<Report, SessionError> {
+        let source_clip = self.source_clip(name)?;
+        let output = self.retarget_clip(Some(&source_clip.name), None)?;
+        let frames = output.frame_count().max(2);
+        let step = source_clip.duration_secs() / (frames - 1) as f32;
+        let times: Vec<f32> = (0..frames)
+            .map(|k| source_clip.start_secs() + k as f32 * step)
+            .collect();
+        let a = motion(
+            &self.source,
+            &measured_joints(&self.source),
+            Some(source_clip),
+            &times,
+        );
+        let target_joints = measured_joints(&self.target);
+        let b = motion(&self.target, &target_joints, Some(&output), &times);
+        let t = motion(&self.target, &target_joints, None, &[0.0]);
+        let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
+            path: self.target.path.clone(),
+            problem: "the map pairs no upper legs: nothing to measure the pelvis and feet on"
+                .into(),
+        })?;
+        quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
+            let side = match e {
+                quality::QualityError::Flat(quality::Side::Source)
+                | quality::QualityError::NoLegs(quality::Side::Source) => &self.source,
+                _ => &self.target,
+            };
+            SessionError::Quality {
+                path: side.path.clone(),
+                problem: e.to_string(),
+            }
+        })
+    }
+}
