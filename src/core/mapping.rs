@@ -155,8 +155,8 @@ impl BoneMap {
 
     /// Pairs each target joint the labels left unmapped with the source joint of exactly
     /// its name (the same rig on both sides: fingers, helpers and props then follow too).
-    /// A joint hung from a root of the same name (an IK target or pole) takes the source's
-    /// translation as well, since its place is its motion.
+    /// A leaf joint hung from a root of the same name (an IK target or pole) takes the
+    /// source's translation as well, since its place is its motion.
     pub fn add_same_names(
         &mut self,
         source: (&[String], &[Option<usize>]),
@@ -175,8 +175,9 @@ impl BoneMap {
                     .filter(|&p| parents[p].is_none())
                     .map(|p| names[p].clone())
             };
+            let leaf = !target.1.contains(&Some(t));
             let hung_from_root =
-                root_parent(source, s).is_some_and(|p| Some(p) == root_parent(target, t));
+                leaf && root_parent(source, s).is_some_and(|p| Some(p) == root_parent(target, t));
             let pair = labelled.unwrap_or(BonePair {
                 method: MapMethod::Name,
                 confidence: 0.9,

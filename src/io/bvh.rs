@@ -181,8 +181,13 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
 /// rotations make the figure), then the motion's first frame. Says which it took.
 fn stance_pose(skeleton: &Skeleton, clip: Option<&Clip>) -> (Pose, bool) {
     let rest = Pose::rest(skeleton);
+    // Names are enough to tell hips, head and feet; their confidence does not matter here.
+    let labels: Vec<_> = crate::core::profile::auto_label(skeleton, &rest)
+        .iter()
+        .map(|l| l.map(|l| l.bone))
+        .collect();
     let standing = |pose: &Pose| {
-        crate::core::characterize::is_standing(skeleton.humanoid(), &pose.world_positions(skeleton))
+        crate::core::characterize::is_standing(&labels, &pose.world_positions(skeleton))
     };
     if standing(&rest) != Some(false) {
         return (rest, false);

@@ -219,6 +219,7 @@ impl Session {
         let (s, t) = (self.source.skeleton(), self.target.skeleton());
         s.names() == t.names()
             && s.parents() == t.parents()
+            && s.container().abs_diff_eq(t.container(), 1e-4)
             && s.bind().iter().zip(t.bind()).all(|(a, b)| {
                 a.translation
                     .abs_diff_eq(b.translation, 1e-4 * (1.0 + a.translation.length()))

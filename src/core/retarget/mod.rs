@@ -205,11 +205,13 @@ impl Retargeter {
             self.target_world[i] = world;
             target.rotations[i] = (parent_world.inverse() * world).normalize();
         }
-        for k in 0..self.translations.len() {
-            self.solve_translation(k, source, target);
-        }
+        // The pelvis first: joints that copy the source's translation are placed in the
+        // world, under a parent that must already be where it goes.
         for r in &self.roots {
             r.solve(self.source_container, self.target_container, source, target);
+        }
+        for k in 0..self.translations.len() {
+            self.solve_translation(k, source, target);
         }
         for f in &self.follows {
             let anchor = chain_world(self.target_container, &f.anchor_chain, target);
@@ -222,7 +224,9 @@ impl Retargeter {
     fn solve_translation(&self, k: usize, source: &Pose, target: &mut Pose) {
         let t = &self.translations[k];
         let source_pos = chain_world(self.source_container, &t.source_chain, source).translation;
-        let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference);
+        // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
+        let k = self.roots.first().map_or(1.0, |r| r.scale);
+        let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
         let parent = chain_world(self.target_container, &t.target_chain, target);
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }

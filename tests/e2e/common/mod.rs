@@ -34,6 +34,7 @@ pub const GLTF_ASSETS: &[&str] = &[
     "vrm/three-vrm_test.vrma",
 ];
 
+pub mod file_variants;
 pub mod renames;
 pub mod textured;
 pub mod variants;

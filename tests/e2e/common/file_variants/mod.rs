@@ -1,0 +1,23 @@
+//! Generators of variant files: each takes the bytes (or text) of a real file and returns a
+//! variant file in a convention animators meet (Mixamo through Blender, other names, scale,
+//! joint axes or proportions, a BVH whose zero pose is not a T-pose), with the same motion.
+//! Working on files, not on in-memory skeletons, lets the whole import → retarget → export
+//! path, and Blender as an independent reader, see the convention.
+//!
+//! glTF variants work on any skinned GLB/VRM, keep rotation keys unit quaternions and keep
+//! the file valid glTF. Humanoid joints are found without the product's labeller: the file's
+//! VRM table, else hand-written tables of the bundled rigs' names (`labels`).
+
+pub mod anim;
+pub mod bvh_variants;
+pub mod checks;
+pub mod glb;
+pub mod gltf_variants;
+pub mod labels;
+pub mod mesh_space;
+pub mod mixamo;
+
+pub use bvh_variants::{degenerate_zero_pose, z_up_bvh};
+pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
+pub use labels::Convention;
+pub use mixamo::mixamo_through_blender;
