@@ -61,12 +61,13 @@ pub fn detect_facing(
     })
 }
 
-/// Rotates `edit_rotation` (a side's container edit) so that the character faces +Z, +Y up,
-/// with the turn snapped to whole 90° steps when it is within 10° of one (rigs are authored
-/// on axes; mocap noise should not tilt them).
+/// The turn of a side's container that makes the character face +Z with +Y up, in whole
+/// 90° steps: files are authored on axes, and a mocap actor who starts 22° off (or leans)
+/// must not turn or tilt the world his path lies in. What is left over is the characterize
+/// step's to straighten (`core::characterize` turns the hips and chest square).
 pub fn facing_fix(facing: &Facing) -> Quat {
     let q = facing.correction();
-    snap_to_right_angles(q, 10f32.to_radians())
+    snap_to_right_angles(q, 46f32.to_radians())
 }
 
 fn snap_to_right_angles(q: Quat, tolerance: f32) -> Quat {

@@ -92,7 +92,24 @@ impl Session {
         session.check_hips()?;
         session.face_forward()?;
         session.auto_align()?;
+        if session.same_rig() {
+            session.copy_translations();
+        }
         Ok(session)
+    }
+
+    /// One character on both sides: every joint also takes the source's translation, so
+    /// keyed bone translations (CesiumMan keys T on every joint) come back unchanged.
+    fn copy_translations(&mut self) {
+        let pairs: Vec<BonePair> = self.map.pairs().to_vec();
+        for pair in pairs {
+            if pair.translation == crate::core::TranslationMode::None {
+                self.map.insert(BonePair {
+                    translation: crate::core::TranslationMode::Copy,
+                    ..pair
+                });
+            }
+        }
     }
 
     /// Both sides must be humanoids: hips, head and the four limbs found with some
@@ -211,6 +228,9 @@ impl Session {
             r.set_target_floor(floor);
         }
         r.set_same_rig(self.same_rig());
+        if self.source.stance_from_motion() {
+            r.set_source_spot(0.0, 0.0);
+        }
         Ok(r)
     }
 

@@ -168,6 +168,21 @@ impl Side {
         }
     }
 
+    /// Whether the reference pose was read from the motion because the zero pose does not
+    /// stand (then the zero pose's root position means nothing either).
+    pub fn stance_from_motion(&self) -> bool {
+        matches!(self.file.reference, PoseSource::Frame { .. })
+            && crate::core::characterize::is_standing(
+                &self.bone_labels(),
+                &self.zero_pose_positions(),
+            ) == Some(false)
+    }
+
+    fn zero_pose_positions(&self) -> Vec<glam::Vec3> {
+        let skeleton = self.skeleton();
+        crate::core::Pose::rest(skeleton).world_positions(skeleton)
+    }
+
     /// Mocap whose zero pose is not a standing figure (LAFAN1 and Bandai Namco lay every
     /// bone along +X): labels are read from the first frame of the motion instead, and the
     /// reference pose starts there, with a note saying so.

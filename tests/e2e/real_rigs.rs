@@ -121,3 +121,66 @@ fn the_robot_onto_itself_gives_its_walk_back() {
         worst / h
     );
 }
+
+/// Mocap whose zero pose lies along +X (LAFAN1, Bandai Namco), with rotations that make the
+/// same world motion: read up, unit and reference from the motion, it is accepted (it used to
+/// be refused: "no humanoid found") and its limbs move as the original's do, on the floor.
+/// The torso may lean a few degrees apart: the reference is the first frame's stance, whose
+/// spine bend (CMU's `LowerBack` turns under the hips) becomes part of the neutral pose.
+#[test]
+fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
+    use crate::common::file_variants::degenerate_zero_pose;
+    use retarget_studio::core::quality::Thresholds;
+    let dir = tempfile::tempdir().unwrap();
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    let flat = dir.path().join("02_01_along_x.bvh");
+    std::fs::write(&flat, degenerate_zero_pose(&walk, 3)).unwrap();
+    for target in [
+        "gltf/CesiumMan.glb",
+        "vrm/cryptovoxels.vrm",
+        "gltf/RobotExpressive.glb",
+    ] {
+        let original = automatic("bvh/02_01.bvh", target);
+        let variant = Session::automatic(&flat, &asset_path(target), &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("the +X zero pose onto {target}: {e}"));
+        let limits = Thresholds::default();
+        let (a, b) = (
+            original.quality(None, &limits).unwrap(),
+            variant.quality(None, &limits).unwrap(),
+        );
+        let (da, db) = (a.direction.unwrap(), b.direction.unwrap());
+        assert!(
+            db.mean_deg < 0.5,
+            "{target}: limbs {:.2}° off the source",
+            db.mean_deg
+        );
+        assert!((da.mean_deg - db.mean_deg).abs() < 0.5);
+        assert!(
+            (a.pelvis.target - b.pelvis.target).abs() < 0.02,
+            "{target}: pelvis {:.3} against the original's {:.3} leg lengths",
+            b.pelvis.target,
+            a.pelvis.target
+        );
+        let (ga, gb) = (
+            a.ground.unwrap().target.mean_mm,
+            b.ground.unwrap().target.mean_mm,
+        );
+        assert!(
+            (ga - gb).abs() < 25.0,
+            "{target}: feet at {gb:.0} mm against {ga:.0} mm"
+        );
+        // Same world path: the first frame's hip point within 5 % of the height.
+        let s = original.target.skeleton();
+        let first = |session: &Session| {
+            let clip = session.retarget_clip(None, Some(30.0)).unwrap();
+            world_frames(s, &clip, 2)[0].clone()
+        };
+        let (fa, fb) = (first(&original), first(&variant));
+        let h = height(&Pose::bind(s).world_positions(s));
+        let l = target_of(&original, HumanBone::LeftUpperLeg);
+        assert!(
+            fa[l].distance(fb[l]) / h < 5e-2,
+            "{target}: the walk starts elsewhere"
+        );
+    }
+}

@@ -6,7 +6,7 @@
 
 mod clip;
 mod plan;
-mod root;
+pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
@@ -251,6 +251,15 @@ impl Retargeter {
     pub fn set_target_floor(&mut self, floor: f32) {
         for r in &mut self.roots {
             r.target_floor = floor;
+        }
+    }
+
+    /// Where the source stands on the floor when its reference pose says nothing about it
+    /// (a reference read from the motion, whose zero pose may sit anywhere): the hip point
+    /// over this spot maps to the target's own spot.
+    pub fn set_source_spot(&mut self, x: f32, z: f32) {
+        for r in &mut self.roots {
+            r.set_source_spot(x, z);
         }
     }
 

@@ -287,7 +287,11 @@ pub(super) fn follow_solves(
         let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
             map.for_target(t).is_some()
         });
-        if target_parent == Some(anchor) || anchor == pair.target {
+        // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
+        // hand) is a rig's shape, not a detached part: following would stretch the bone.
+        let within_limb = target_parent
+            .is_some_and(|tp| crate::core::retarget::root::is_ancestor_of(target, tp, anchor));
+        if target_parent == Some(anchor) || anchor == pair.target || within_limb {
             continue;
         }
         let offset = tgt_ref.world[anchor]

@@ -82,6 +82,18 @@ impl Legs {
     }
 }
 
+/// Whether `ancestor` is above `joint` in `skeleton`.
+pub(crate) fn is_ancestor_of(skeleton: &Skeleton, ancestor: usize, joint: usize) -> bool {
+    let mut at = skeleton.parents()[joint];
+    while let Some(j) = at {
+        if j == ancestor {
+            return true;
+        }
+        at = skeleton.parents()[j];
+    }
+    false
+}
+
 /// Lowest common ancestor of `joints` (a joint counts as its own ancestor).
 pub fn common_ancestor(skeleton: &Skeleton, joints: &[usize]) -> Option<usize> {
     let first = *joints.first()?;
@@ -238,6 +250,11 @@ impl RootSolve {
         };
         let angle = have.cross(want).dot(up).atan2(have.dot(want));
         (Quat::from_axis_angle(up, angle) * world).normalize()
+    }
+
+    pub fn set_source_spot(&mut self, x: f32, z: f32) {
+        self.source_ref_hip.x = x;
+        self.source_ref_hip.z = z;
     }
 
     /// The pelvis joint this solve moves.
