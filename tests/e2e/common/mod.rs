@@ -35,6 +35,7 @@ pub const GLTF_ASSETS: &[&str] = &[
 ];
 
 pub mod file_variants;
+pub mod matrix_export;
 pub mod renames;
 pub mod textured;
 pub mod variants;

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Judges the quality matrix's exported GLBs with readers we did not write.
+
+    scripts/judge-matrix.py DIR
+
+DIR holds what `RETARGET_MATRIX_OUT=DIR cargo test --test e2e quality_matrix` wrote: one GLB
+per case and manifest.json. Each source, output and target is read back by Blender
+(shared/tools/pose-dump) and measured by shared/tools/judge. Every case must pass the thresholds (except
+the measures the manifest lists as known), and judge must agree with our own `check` figures
+(an independent reader: a bug shared by our reader and writer does not fool Blender). The
+target's own pose is its file posed in its bind pose with no animation (`target_bind`).
+Exit 0 when all hold, 1 otherwise. Python standard library only.
+"""
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+
+TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
+LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0}
+# How far judge's reading may be from ours before the two readers disagree.
+AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0}
+
+
+def dump(args):
+    path, extra, out = args
+    if not os.path.exists(out):
+        r = subprocess.run([os.path.join(TOOLS, "pose-dump"), path, "-o", out] + extra,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"{path}: {r.stderr.strip().splitlines()[-1:]}"
+    return None
+
+
+def judge(*args):
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "judge.py"), *args],
+                       capture_output=True, text=True)
+    out = r.stdout.strip()
+    if "no contacts" in out:
+        return None
+    figures = {}
+    for word in out.split():
+        key, _, value = word.partition("=")
+        try:
+            figures[key] = float(value.removesuffix("deg"))
+        except ValueError:
+            pass
+    return figures
+
+
+def measure(case, dumps, work):
+    a, b, t = dumps["source"], dumps["output"], dumps["target"]
+    spec = os.path.join(work, case["slug"] + ".spec.json")
+    json.dump(case["spec"], open(spec, "w"))
+    own = dict(case["spec"])
+    own["hips_b"] = own["hips_a"]
+    own["segments"] = [[s[0], s[0]] for s in own["segments"]]
+    own["feet"] = [[f[0], f[0]] for f in own["feet"]]
+    spec_own = os.path.join(work, case["slug"] + ".own.json")
+    json.dump(own, open(spec_own, "w"))
+    d = judge("directions", a, b, spec)
+    i = judge("integrity", t, b)
+    p = judge("pelvis", a, b, t, spec)
+    g, g0 = judge("ground", a, b, t, spec), judge("ground", a, a, a, spec_own)
+    s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
+    fig = {
+        "direction": d and d["dir_mean"],
+        "body": i and i["length_change_max"],
+        "pelvis": p and p["pelvis_diff"],
+        "ground": g and g0 and g["float_mean_mm"] - g0["float_mean_mm"],
+        "skate": s and s0 and s["skate_mean_mm"] - s0["skate_mean_mm"],
+    }
+    o = case["ours"]
+    ours = {
+        "direction": o["direction_mean"],
+        "body": o["body"],
+        "pelvis": o["pelvis_tgt"] - o["pelvis_src"],
+        "ground": None if o["ground_tgt"] is None else o["ground_tgt"] - o["ground_src"],
+        "skate": None if o["skate_tgt"] is None else o["skate_tgt"] - o["skate_src"],
+    }
+    return fig, ours
+
+
+def main():
+    work = sys.argv[1]
+    cases = json.load(open(os.path.join(work, "manifest.json")))
+    jobs = {}
+    for n, c in enumerate(cases):
+        c["slug"] = f"case{n:03d}"
+        src_extra = (["--scale", str(c["source_scale"])] if c["source_scale"]
+                     else ["-a", c["clip"] or "0"])
+        key = c["source"] + " " + " ".join(src_extra)
+        c["dumps"] = {
+            "source": jobs.setdefault(key, (c["source"], src_extra, os.path.join(work, f"src{len(jobs)}.json")))[2],
+            "output": jobs.setdefault(c["output"], (c["output"], ["-a", "0"], c["output"] + ".json"))[2],
+        }
+        bind = c["target_bind"]
+        c["dumps"]["target"] = jobs.setdefault(bind, (bind, [], bind + ".json"))[2]
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        problems = [e for e in pool.map(dump, jobs.values()) if e]
+    for e in problems:
+        print("pose-dump failed:", e)
+    failed = bool(problems)
+    print("| pair | measure: judge (ours) |")
+    for c in cases:
+        if any(not os.path.exists(p) for p in c["dumps"].values()):
+            print(f"| {c['pair']} | not dumped |")
+            continue
+        fig, ours = measure(c, c["dumps"], work)
+        cells = []
+        for m, v in fig.items():
+            if v is None:
+                cells.append(f"{m}: -")
+                continue
+            over = abs(v) > LIMITS[m] if m in ("pelvis", "ground") else v > LIMITS[m]
+            apart = ours[m] is not None and abs(v - ours[m]) > AGREE[m]
+            known = m in c["known"] or "*" in c["known"]
+            mark = ("!" if over and not known else "") + ("≠" if apart else "")
+            failed |= (over and not known) or apart
+            cells.append(f"{m}: {v:.3g} ({ours[m] if ours[m] is None else f'{ours[m]:.3g}'}){mark}")
+        print(f"| {c['pair']} | " + ", ".join(cells) + " |")
+    print("judge-matrix:", "FAILED (! over a threshold, ≠ judge and check disagree)" if failed
+          else f"{len(cases)} cases pass, judge and check agree")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

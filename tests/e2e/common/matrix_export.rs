@@ -1,0 +1,124 @@
+//! The quality matrix's cases written out for an independent judge: each output GLB and a
+//! manifest line (files, clip, the joints judge compares, and our own figures), which
+//! `scripts/judge-matrix.py` reads back with Blender (`pose-dump`) and `judge`.
+
+use crate::common::file_variants::glb::Glb;
+use retarget_studio::core::HumanBone;
+use retarget_studio::core::quality::Report;
+use retarget_studio::session::{ExportFormat, ExportJob, Session};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// A joint's name as Blender's importers name it (unnamed glTF nodes are `Node_<index>`).
+fn blender_name(name: &str) -> String {
+    match name.strip_prefix("node_") {
+        Some(i) if i.parse::<usize>().is_ok() => format!("Node_{i}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// judge's SPEC: the joints on both sides, from the map's humanoid labels.
+pub fn judge_spec(session: &Session) -> Option<Value> {
+    use HumanBone::*;
+    let names = |bone: HumanBone| -> Option<(String, String)> {
+        let p = session.map.pairs().iter().find(|p| p.bone == Some(bone))?;
+        Some((
+            blender_name(&session.source.skeleton().names()[p.source]),
+            blender_name(&session.target.skeleton().names()[p.target]),
+        ))
+    };
+    let (ll, rl) = (names(LeftUpperLeg)?, names(RightUpperLeg)?);
+    let segments: Vec<Value> = [
+        (LeftUpperArm, LeftLowerArm),
+        (RightUpperArm, RightLowerArm),
+        (LeftLowerArm, LeftHand),
+        (RightLowerArm, RightHand),
+        (LeftUpperLeg, LeftLowerLeg),
+        (RightUpperLeg, RightLowerLeg),
+        (LeftLowerLeg, LeftFoot),
+        (RightLowerLeg, RightFoot),
+    ]
+    .into_iter()
+    .filter_map(|(a, b)| {
+        let (a, b) = (names(a)?, names(b)?);
+        Some(json!([[a.0, b.0], [a.1, b.1]]))
+    })
+    .collect();
+    let feet: Vec<Value> = [LeftFoot, RightFoot]
+        .into_iter()
+        .filter_map(names)
+        .map(|(a, b)| json!([a, b]))
+        .collect();
+    Some(json!({
+        "hips_a": [ll.0, rl.0], "hips_b": [ll.1, rl.1],
+        "segments": segments, "feet": feet,
+    }))
+}
+
+/// Our figures, in judge's terms.
+fn ours(report: &Report) -> Value {
+    json!({
+        "direction_mean": report.direction.as_ref().map(|d| d.mean_deg),
+        "body": report.body.max,
+        "pelvis_src": report.pelvis.source,
+        "pelvis_tgt": report.pelvis.target,
+        "ground_src": report.ground.as_ref().map(|g| g.source.mean_mm),
+        "ground_tgt": report.ground.as_ref().map(|g| g.target.mean_mm),
+        "skate_src": report.skate.as_ref().map(|g| g.source.mean_mm),
+        "skate_tgt": report.skate.as_ref().map(|g| g.target.mean_mm),
+    })
+}
+
+/// The target file with its joints in the bind pose (as our reader reads the inverse bind
+/// matrices) and no animation: judge's reference for the target's own floor and bone
+/// lengths. Its rest pose may not stand (the Mixamo variant turns its legs 35° at rest).
+fn bind_pose_copy(session: &Session, out: &Path) -> Result<(), String> {
+    let side = &session.target;
+    let bytes = std::fs::read(&side.path).map_err(|e| e.to_string())?;
+    let mut glb = Glb::parse(&bytes);
+    let nodes = &side.asset.joint_nodes[side.skeleton_index];
+    for (j, &node) in nodes.iter().enumerate() {
+        let b = side.skeleton().bind()[j];
+        glb.set_node_trs(node, (b.translation, b.rotation, b.scale));
+    }
+    if let Some(doc) = glb.json.as_object_mut() {
+        doc.remove("animations");
+    }
+    std::fs::write(out, glb.to_bytes()).map_err(|e| e.to_string())
+}
+
+/// Writes the case's GLB to `out` and returns its manifest line.
+pub fn export_case(
+    session: &Session,
+    pair: &str,
+    clip: Option<&str>,
+    report: &Report,
+    out: &Path,
+    known: &[&str],
+) -> Result<Value, String> {
+    let job = ExportJob {
+        format: ExportFormat::from_path(out, false).ok_or("not a .glb")?,
+        clips: vec![clip.map(str::to_owned)],
+        fps: None,
+        out: out.to_path_buf(),
+        reduce: None,
+        root_motion: None,
+    };
+    session.export(&job).map_err(|e| e.to_string())?;
+    let target_bind = out.with_extension("bind.glb");
+    bind_pose_copy(session, &target_bind)?;
+    let source = &session.source;
+    let bvh = source.path.extension().is_some_and(|e| e == "bvh");
+    Ok(json!({
+        "pair": pair,
+        "source": source.path,
+        "source_scale": if bvh { Some(source.asset.unit.metres()) } else { None },
+        "clip": clip,
+        "target": session.target.path,
+        "target_bind": target_bind,
+        "output": out,
+        "spec": judge_spec(session),
+        "ours": ours(report),
+        "known": known,
+    }))
+}
