@@ -32,6 +32,47 @@ pub struct Report {
     pub clips: Vec<ClipReport>,
     pub meshes: Vec<MeshReport>,
     pub warnings: Vec<String>,
+    /// How the character stands: which way it faces and which pose is its reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stance: Option<StanceReport>,
+}
+
+#[derive(Serialize)]
+pub struct StanceReport {
+    /// The axis the character faces in the file's world (+Z for glTF, -Z for VRM 0.x).
+    pub forward: &'static str,
+    /// `detected` (from hips, head and legs) or `assumed` (no humanoid labels to go on).
+    pub forward_source: &'static str,
+    /// `bind`, or `frame 0 of clip 'NAME'` when the zero pose is not a standing figure.
+    pub reference: String,
+}
+
+/// The stance of the file's character, as a retarget would read it.
+fn stance(path: &std::path::Path, options: &ImportOptions) -> Option<StanceReport> {
+    use crate::session::{Side, SideRole};
+    let side = Side::load(SideRole::Source, path, options).ok()?;
+    // Only labels a retarget would trust: a fox's guessed "head" says nothing of its facing.
+    let labels: Vec<_> = side
+        .labels
+        .iter()
+        .map(|l| l.filter(|l| l.confidence >= 0.5).map(|l| l.bone))
+        .collect();
+    let facing = crate::core::align::detect_facing(side.skeleton(), &labels, &side.reference);
+    Some(StanceReport {
+        forward: facing.map_or("+Z", |f| Axis::dominant(f.forward).name()),
+        forward_source: if facing.is_some() {
+            "detected"
+        } else {
+            "assumed"
+        },
+        reference: match &side.file.reference {
+            crate::core::PoseSource::Frame { clip, frame } => {
+                format!("frame {frame} of clip '{clip}'")
+            }
+            crate::core::PoseSource::Rest => "rest".to_owned(),
+            crate::core::PoseSource::Bind => "bind".to_owned(),
+        },
+    })
 }
 
 #[derive(Serialize)]
@@ -143,6 +184,7 @@ pub fn report(asset: &Asset) -> Report {
             })
             .collect(),
         warnings: asset.warnings.clone(),
+        stance: None,
     }
 }
 
@@ -175,7 +217,8 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<String> {
         up: args.up,
     };
     let asset = crate::io::load(&args.file, &options)?;
-    let report = report(&asset);
+    let mut report = report(&asset);
+    report.stance = stance(&args.file, &options);
     if args.json {
         Ok(serde_json::to_string_pretty(&report)? + "\n")
     } else {
@@ -191,6 +234,13 @@ fn text(r: &Report) -> String {
         "unit: {} ({} m, {})   up: {} ({})",
         r.unit.name, r.unit.metres, r.unit.source, r.up.axis, r.up.source
     );
+    if let Some(st) = &r.stance {
+        let _ = writeln!(
+            out,
+            "faces: {} ({})   reference pose: {}",
+            st.forward, st.forward_source, st.reference
+        );
+    }
     for (i, s) in r.skeletons.iter().enumerate() {
         let c = &s.container;
         let _ = writeln!(

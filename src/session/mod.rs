@@ -60,6 +60,8 @@ pub enum SessionError {
     Cancelled,
     #[error("{}: {problem}", path.display())]
     Quality { path: PathBuf, problem: String },
+    #[error("{}: all {joints} joints sit at one point (every offset is zero): there is no body to retarget", path.display())]
+    Collapsed { path: PathBuf, joints: usize },
 }
 
 /// Cloneable so long work (export) can run on a copy in the background.
@@ -164,8 +166,16 @@ impl Session {
             let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
                 continue;
             };
+            let turn = facing_fix(&facing);
             let edit = &mut side.file.container;
-            edit.rotation = (facing_fix(&facing) * edit.rotation).normalize();
+            edit.rotation = (turn * edit.rotation).normalize();
+            if turn.angle_between(glam::Quat::IDENTITY) > 1e-3 {
+                let forward = crate::core::Axis::dominant(facing.forward).name();
+                side.asset.warnings.push(format!(
+                    "faces {forward} (detected from hips, head and legs): turned {:.0}° to face +Z",
+                    turn.angle_between(glam::Quat::IDENTITY).to_degrees()
+                ));
+            }
             side.rebuild_reference()?;
         }
         Ok(())

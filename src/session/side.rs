@@ -48,6 +48,27 @@ pub fn side_labels(skeleton: &Skeleton, reference: &ReferencePose) -> Vec<Option
         .collect()
 }
 
+/// A rig whose joints all sit at one point (in its bind and rest poses alike) has no body:
+/// say so, naming the file, rather than "no humanoid found" or a silently wrong result.
+fn refuse_collapsed(path: &Path, asset: &Asset) -> Result<(), SessionError> {
+    let collapsed = |skeleton: &Skeleton| {
+        let spread = |pose: crate::core::Pose| {
+            let p = pose.world_positions(skeleton);
+            p.iter().map(|q| q.distance(p[0])).fold(0.0f32, f32::max)
+        };
+        skeleton.len() > 1
+            && spread(crate::core::Pose::bind(skeleton)) < 1e-9
+            && spread(crate::core::Pose::rest(skeleton)) < 1e-9
+    };
+    if !asset.skeletons.is_empty() && asset.skeletons.iter().all(collapsed) {
+        return Err(SessionError::Collapsed {
+            path: path.to_path_buf(),
+            joints: asset.skeletons[0].len(),
+        });
+    }
+    Ok(())
+}
+
 impl Side {
     pub fn load(
         role: SideRole,
@@ -69,6 +90,7 @@ impl Side {
             up: file.up,
         };
         let asset = crate::io::load(&file.path, &options)?;
+        refuse_collapsed(&file.path, &asset)?;
         // The skeleton with the most humanoid labels is the character (others: props).
         let skeleton_index = (0..asset.skeletons.len())
             .max_by_key(|&i| asset.skeletons[i].humanoid().iter().flatten().count())

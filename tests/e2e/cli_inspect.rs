@@ -111,3 +111,39 @@ fn bad_input_exits_2_with_one_line_naming_the_file() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// What a retarget will assume of the character: which way it faces and its reference pose,
+/// read from the motion when the zero pose is not a standing figure (LAFAN1-style mocap).
+#[test]
+fn inspect_says_which_way_the_character_faces_and_its_reference_pose() {
+    assert_eq!(
+        inspect_json("vrm/cryptovoxels.vrm")["stance"]["forward"],
+        "-Z"
+    );
+    assert_eq!(
+        inspect_json("gltf/CesiumMan.glb")["stance"]["forward"],
+        "+Z"
+    );
+    assert_eq!(
+        inspect_json("gltf/Fox.glb")["stance"]["forward_source"],
+        "assumed"
+    );
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let flat = dir.path().join("along_x.bvh");
+    std::fs::write(
+        &flat,
+        crate::common::file_variants::degenerate_zero_pose(&walk, 3),
+    )
+    .unwrap();
+    let out = inspect(&[flat.to_str().unwrap(), "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["up"]["axis"], "+Y",
+        "up read from the motion, not the +X zero pose"
+    );
+    assert_eq!(v["unit"]["name"], "cmu");
+    assert_eq!(v["stance"]["reference"], "frame 0 of clip 'along_x'");
+    let notes = v["warnings"].to_string();
+    assert!(notes.contains("not a standing figure"), "{notes}");
+}

@@ -7,6 +7,7 @@ mod common;
 mod bad_input;
 mod bvh_export;
 mod bvh_import;
+mod cli_check;
 mod cli_inspect;
 mod cli_retarget;
 mod file_variants;

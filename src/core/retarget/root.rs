@@ -338,3 +338,136 @@ pub(super) fn chain_world(container: Affine3A, chain: &[usize], pose: &Pose) -> 
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::reference::{ContainerEdit, ReferencePose};
+    use crate::core::{JointDef, Retargeter, Transform};
+
+    fn joint(name: &str, parent: Option<usize>, t: Vec3) -> JointDef {
+        JointDef::new(name, parent, Transform::new(t, Quat::IDENTITY, Vec3::ONE))
+    }
+
+    /// A stick figure: root, pelvis with a spine-start `hips` and two legs of `leg` length,
+    /// standing with its pelvis at `pelvis_y` (0 for a BVH whose root OFFSET is 0).
+    fn figure(leg: f32, pelvis_y: f32, legs_under_hips: bool) -> Skeleton {
+        let legs_parent = if legs_under_hips { 2 } else { 1 };
+        Skeleton::new(
+            "figure",
+            Mat4::IDENTITY,
+            vec![
+                joint("root", None, Vec3::ZERO),
+                joint("body", Some(0), Vec3::new(0.0, pelvis_y, 0.0)),
+                joint("hips", Some(1), Vec3::new(0.0, 0.1, 0.0)),
+                joint("spine", Some(2), Vec3::new(0.0, 0.3, 0.0)),
+                joint("l_leg", Some(legs_parent), Vec3::new(0.1, -0.1, 0.0)),
+                joint("l_knee", Some(4), Vec3::new(0.0, -leg / 2.0, 0.0)),
+                joint("l_foot", Some(5), Vec3::new(0.0, -leg / 2.0, 0.0)),
+                joint("r_leg", Some(legs_parent), Vec3::new(-0.1, -0.1, 0.0)),
+                joint("r_knee", Some(7), Vec3::new(0.0, -leg / 2.0, 0.0)),
+                joint("r_foot", Some(8), Vec3::new(0.0, -leg / 2.0, 0.0)),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn map() -> BoneMap {
+        use HumanBone::*;
+        let bones = [
+            (2, Hips),
+            (3, Spine),
+            (4, LeftUpperLeg),
+            (5, LeftLowerLeg),
+            (6, LeftFoot),
+            (7, RightUpperLeg),
+            (8, RightLowerLeg),
+            (9, RightFoot),
+        ];
+        BoneMap::new(
+            bones
+                .iter()
+                .map(|&(j, bone)| BonePair {
+                    bone: Some(bone),
+                    translation: if bone == Hips {
+                        TranslationMode::HipsScaled
+                    } else {
+                        TranslationMode::None
+                    },
+                    ..BonePair::new(j, j)
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_translation_goes_to_the_joint_that_carries_the_legs() {
+        let robot = figure(0.8, 0.9, false);
+        let routed = route_to_pelvis(&map(), &robot, &robot);
+        let body = routed.for_target(1).expect("body takes the hips' motion");
+        assert_eq!(body.translation, TranslationMode::HipsScaled);
+        assert_eq!(
+            routed.for_target(2).unwrap().translation,
+            TranslationMode::None
+        );
+        let plain = figure(0.8, 0.9, true);
+        assert_eq!(route_to_pelvis(&map(), &plain, &plain), map());
+        assert_eq!(common_ancestor(&robot, &[2, 4, 7]), Some(1));
+    }
+
+    /// A source whose rest pose sits with the pelvis at 0 (a BVH root OFFSET of 0) and whose
+    /// motion stands it at its leg height: the target's feet land on its own floor.
+    #[test]
+    fn the_floor_comes_from_the_motion_not_the_rest_pose() {
+        let source = figure(0.8, 0.0, true);
+        let target = figure(1.6, 1.7, true);
+        let reference = |s: &Skeleton| {
+            ReferencePose::new(
+                s,
+                crate::core::Pose::rest(s),
+                &ContainerEdit::default(),
+                &[],
+            )
+        };
+        let mut r = Retargeter::new(
+            &source,
+            &reference(&source),
+            &target,
+            &reference(&target),
+            &map(),
+        )
+        .unwrap();
+        let mut pose = crate::core::Pose::rest(&source);
+        // The clip stands the figure on y = 0: its feet, 0.9 below the pelvis, at 0.
+        pose.translations[1] = Vec3::new(0.0, 0.9, 0.0);
+        let clip = crate::core::Clip::new(
+            "stand",
+            (0..source.len())
+                .map(|j| crate::core::JointTracks {
+                    translation: (j == 1).then(|| {
+                        crate::core::Track::new(
+                            vec![0.0, 1.0],
+                            vec![pose.translations[1]; 2],
+                            crate::core::Interpolation::Linear,
+                        )
+                        .unwrap()
+                    }),
+                    rotation: None,
+                    scale: None,
+                })
+                .collect(),
+            Some(1.0),
+        );
+        r.fit_clip(&source, &clip);
+        let mut out = crate::core::Pose::rest(&target);
+        r.retarget_pose(&pose, &mut out);
+        let feet = out.world_positions(&target);
+        let own = crate::core::Pose::rest(&target).world_positions(&target);
+        assert!(
+            (feet[6].y - own[6].y).abs() < 1e-4,
+            "foot at {} not {}",
+            feet[6].y,
+            own[6].y
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! `retarget-studio check`: the quality report from the command line, as text and JSON, with
+//! its exit codes (0 pass, 1 a measure over its threshold, 2 bad input).
+
+use crate::common::asset_path;
+use std::process::{Command, Output};
+
+fn check(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .arg("check")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn path(rel: &str) -> String {
+    asset_path(rel).to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_cmu_walk_onto_the_vrm_passes_every_measure() {
+    let out = check(&[
+        "--source",
+        &path("bvh/02_01.bvh"),
+        "--target",
+        &path("vrm/cryptovoxels.vrm"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for measure in ["direction", "body", "pelvis", "ground", "skate"] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(measure) && l.contains("PASS")),
+            "{measure} passes:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("source: unit cmu (detected), up +Y (detected)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("turned 180° to face +Z"),
+        "VRM 0.x faces -Z:\n{text}"
+    );
+}
+
+#[test]
+fn json_report_has_figures_per_measure_and_per_frame() {
+    let out = check(&[
+        "--source",
+        &path("bvh/02_01.bvh"),
+        "--target",
+        &path("gltf/CesiumMan.glb"),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["report"];
+    let pelvis = r["pelvis"]["difference"].as_f64().unwrap();
+    assert!(pelvis.abs() < 0.05, "pelvis {pelvis}");
+    let ground = r["ground"]["target"]["mean_mm"].as_f64().unwrap()
+        - r["ground"]["source"]["mean_mm"].as_f64().unwrap();
+    assert!(
+        ground.abs() < 25.0,
+        "the feet stand on the floor: {ground} mm"
+    );
+    let frames = r["frames"].as_u64().unwrap() as usize;
+    assert_eq!(r["frame_badness"].as_array().unwrap().len(), frames);
+    assert_eq!(v["source"]["unit"], "cmu");
+}
+
+#[test]
+fn a_clip_without_contacts_judges_neither_ground_nor_skate() {
+    let out = check(&[
+        "--source",
+        &path("gltf/RobotExpressive.glb"),
+        "--clip",
+        "Walking",
+        "--target",
+        &path("gltf/CesiumMan.glb"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("no contacts found"), "{text}");
+}
+
+#[test]
+fn sliding_feet_on_the_short_legged_robot_exit_1_and_are_flagged() {
+    let out = check(&[
+        "--source",
+        &path("bvh/02_01.bvh"),
+        "--target",
+        &path("gltf/RobotExpressive.glb"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("skate: target feet slide"), "{text}");
+}
+
+#[test]
+fn a_rig_whose_joints_sit_at_one_point_is_refused_naming_the_file() {
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    let (hierarchy, motion) = walk.split_once("MOTION").unwrap();
+    let flat: String = hierarchy
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("OFFSET") {
+                "OFFSET 0 0 0".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("collapsed.bvh");
+    // Root positions zeroed too: every joint at the origin in every frame.
+    let mut lines = motion.trim().lines();
+    let mut text = format!(
+        "{flat}\nMOTION\n{}\n{}\n",
+        lines.next().unwrap(),
+        lines.next().unwrap()
+    );
+    for l in lines {
+        let mut v: Vec<&str> = l.split_whitespace().collect();
+        v[..3].copy_from_slice(&["0", "0", "0"]);
+        text += &(v.join(" ") + "\n");
+    }
+    std::fs::write(&file, text).unwrap();
+    let out = check(&[
+        "--source",
+        file.to_str().unwrap(),
+        "--target",
+        &path("vrm/cryptovoxels.vrm"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("collapsed.bvh") && err.contains("one point"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
