@@ -71,13 +71,14 @@ def measure(case, dumps, work):
         "ground": g and g0 and g["float_mean_mm"] - g0["float_mean_mm"],
         "skate": s and s0 and s["skate_mean_mm"] - s0["skate_mean_mm"],
     }
-    o = case["ours"]
+    o = case.get("ours") or {}
+    diff = lambda a, b: None if o.get(a) is None or o.get(b) is None else o[a] - o[b]
     ours = {
-        "direction": o["direction_mean"],
-        "body": o["body"],
-        "pelvis": o["pelvis_tgt"] - o["pelvis_src"],
-        "ground": None if o["ground_tgt"] is None else o["ground_tgt"] - o["ground_src"],
-        "skate": None if o["skate_tgt"] is None else o["skate_tgt"] - o["skate_src"],
+        "direction": o.get("direction_mean"),
+        "body": o.get("body"),
+        "pelvis": diff("pelvis_tgt", "pelvis_src"),
+        "ground": diff("ground_tgt", "ground_src"),
+        "skate": diff("skate_tgt", "skate_src"),
     }
     return fig, ours
 

@@ -122,6 +122,8 @@ impl Side {
         };
         side.rebuild_reference()?;
         side.labels = side_labels(side.skeleton(), &side.reference);
+        // Again, now that the labels say which effectors hang away from their limbs.
+        side.rebuild_reference()?;
         side.stand_from_motion()?;
         Ok(side)
     }

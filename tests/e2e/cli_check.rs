@@ -139,3 +139,47 @@ fn a_rig_whose_joints_sit_at_one_point_is_refused_naming_the_file() {
     );
     assert!(!err.contains("panicked"));
 }
+
+/// A project saved by `map` and opened again retargets as the automatic session did: the
+/// robot's IK feet hang from its root and must be put back on its legs on load too.
+#[test]
+fn a_saved_project_checks_as_the_automatic_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("dance.ron");
+    let (src, tgt) = (
+        path("gltf/RobotExpressive.glb"),
+        path("vrm/cryptovoxels.vrm"),
+    );
+    let map = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args(["map", "--source", &src, "--target", &tgt, "--out"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(map.status.success());
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&check(args).stdout).unwrap()
+    };
+    let automatic = json(&[
+        "--source", &src, "--target", &tgt, "--clip", "Dance", "--json",
+    ]);
+    let saved = json(&[
+        "--project",
+        project.to_str().unwrap(),
+        "--clip",
+        "Dance",
+        "--json",
+    ]);
+    for (measure, field) in [("pelvis", "target"), ("body", "max")] {
+        let (a, b) = (
+            automatic["report"][measure][field].as_f64().unwrap(),
+            saved["report"][measure][field].as_f64().unwrap(),
+        );
+        assert!(
+            (a - b).abs() < 1e-4,
+            "{measure}: {a} automatic, {b} from the project"
+        );
+    }
+    let ground =
+        |v: &serde_json::Value| v["report"]["ground"]["target"]["mean_mm"].as_f64().unwrap();
+    assert!((ground(&automatic) - ground(&saved)).abs() < 0.5);
+}
