@@ -88,6 +88,32 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)> {
             (label, asset_path(rel), *clip)
         })
         .collect();
+    // Sources in the conventions too: Mixamo through Blender (its clip must not throw the
+    // target's pelvis into the air) and other bone axes.
+    for (label, rel, clip, make) in [
+        (
+            "CesiumMan[mixamo-blender]",
+            "gltf/CesiumMan.glb",
+            None,
+            (|b: &[u8]| mixamo_through_blender(b, -90.0)) as fn(&[u8]) -> Vec<u8>,
+        ),
+        (
+            "RobotExpressive[mixamo-blender]:Walking",
+            "gltf/RobotExpressive.glb",
+            Some("Walking"),
+            |b: &[u8]| mixamo_through_blender(b, 90.0),
+        ),
+        (
+            "RobotExpressive[reoriented]:Dance",
+            "gltf/RobotExpressive.glb",
+            Some("Dance"),
+            |b: &[u8]| reoriented(b, 11),
+        ),
+    ] {
+        let path = dir.join(format!("{}.glb", label.replace(':', "_")));
+        std::fs::write(&path, make(&std::fs::read(asset_path(rel)).unwrap())).unwrap();
+        out.push((label.to_owned(), path, clip));
+    }
     let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
     let flat = dir.join("02_01[zero-pose-along-x].bvh");
     std::fs::write(&flat, degenerate_zero_pose(&walk, 3)).unwrap();
@@ -276,5 +302,10 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "CesiumMan → CesiumMan",
         "ground",
         "identity; the clip's floor is 26 mm above the rest pose's",
+    ),
+    (
+        "CesiumMan[mixamo-blender] → CesiumMan[mixamo-blender]",
+        "ground",
+        "the same: one rig on both sides",
     ),
 ];
