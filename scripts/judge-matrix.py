@@ -89,8 +89,7 @@ def main():
     jobs = {}
     for n, c in enumerate(cases):
         c["slug"] = f"case{n:03d}"
-        src_extra = (["--scale", str(c["source_scale"])] if c["source_scale"]
-                     else ["-a", c["clip"] or "0"])
+        src_extra = c["source_args"]
         key = c["source"] + " " + " ".join(src_extra)
         c["dumps"] = {
             "source": jobs.setdefault(key, (c["source"], src_extra, os.path.join(work, f"src{len(jobs)}.json")))[2],

@@ -7,7 +7,7 @@
 use crate::common::asset_path;
 use crate::common::file_variants::{
     Convention, degenerate_zero_pose, longer_legs, mixamo_through_blender, renamed, reoriented,
-    rescaled,
+    rescaled, z_up_bvh,
 };
 use crate::common::matrix_export::export_case;
 use retarget_studio::core::quality::{Report, Thresholds};
@@ -118,6 +118,9 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)> {
     let flat = dir.join("02_01[zero-pose-along-x].bvh");
     std::fs::write(&flat, degenerate_zero_pose(&walk, 3)).unwrap();
     out.push(("02_01[zero-pose-along-x]".into(), flat, None));
+    let z_up = dir.join("02_01[z-up].bvh");
+    std::fs::write(&z_up, z_up_bvh(&walk)).unwrap();
+    out.push(("02_01[z-up]".into(), z_up, None));
     out
 }
 

@@ -109,10 +109,25 @@ pub fn export_case(
     bind_pose_copy(session, &target_bind)?;
     let source = &session.source;
     let bvh = source.path.extension().is_some_and(|e| e == "bvh");
+    // Blender's BVH importer is told the axes our reader detected (it assumes Y up, -Z forward).
+    let turn = glam::Quat::from_rotation_arc(source.asset.up.vector(), glam::Vec3::Y);
+    let forward = retarget_studio::core::Axis::dominant(turn.inverse() * glam::Vec3::NEG_Z);
+    let axis = |a: retarget_studio::core::Axis| a.name().trim_start_matches('+').to_owned();
+    let source_args: Vec<String> = if bvh {
+        vec![
+            "--scale".into(),
+            source.asset.unit.metres().to_string(),
+            // `=`: argparse would read a bare "-Z" as an option.
+            format!("--bvh-axis-up={}", axis(source.asset.up)),
+            format!("--bvh-axis-forward={}", axis(forward)),
+        ]
+    } else {
+        vec!["-a".into(), clip.unwrap_or("0").to_owned()]
+    };
     Ok(json!({
         "pair": pair,
         "source": source.path,
-        "source_scale": if bvh { Some(source.asset.unit.metres()) } else { None },
+        "source_args": source_args,
         "clip": clip,
         "target": session.target.path,
         "target_bind": target_bind,
