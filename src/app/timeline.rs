@@ -103,9 +103,19 @@ impl Playback {
     }
 }
 
+/// What the timeline reports: a clip the user picked, and where the scrubber's rail lies
+/// (x, in points), for the quality strip drawn under it.
+pub struct TimelineResponse {
+    pub picked: Option<String>,
+    pub rail: egui::Rangef,
+}
+
 /// The strip: transport buttons, scrubber, time and frame, speed, loop, clip picker.
-/// Returns a clip name when the user picks another one.
-pub fn timeline_ui(ui: &mut egui::Ui, playback: &mut Playback, clip: &ClipInfo) -> Option<String> {
+pub fn timeline_ui(
+    ui: &mut egui::Ui,
+    playback: &mut Playback,
+    clip: &ClipInfo,
+) -> TimelineResponse {
     let mut picked = None;
     ui.horizontal(|ui| {
         if ui.button("|<").on_hover_text("Start (Home)").clicked() {
@@ -174,14 +184,25 @@ pub fn timeline_ui(ui: &mut egui::Ui, playback: &mut Playback, clip: &ClipInfo) 
         }
     });
     let width = ui.available_width();
-    ui.spacing_mut().slider_width = width - 80.0;
+    let slider_width = width - 80.0;
+    ui.spacing_mut().slider_width = slider_width;
     let slider = egui::Slider::new(&mut playback.time_secs, 0.0..=clip.duration_secs.max(1e-3))
         .show_value(false)
         .text("scrub");
-    if ui.add(slider).dragged() {
+    let response = ui.add(slider);
+    if response.dragged() {
         playback.playing = false;
     }
-    picked
+    // The rail is the slider's width less the handle's radius at each end (egui's
+    // geometry: the radius is the slider's thickness over 2.5).
+    let thickness = ui
+        .text_style_height(&egui::TextStyle::Body)
+        .max(ui.spacing().interact_size.y);
+    let (left, radius) = (response.rect.left(), thickness / 2.5);
+    TimelineResponse {
+        picked,
+        rail: egui::Rangef::new(left + radius, left + slider_width - radius),
+    }
 }
 
 #[cfg(test)]
