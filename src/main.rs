@@ -41,6 +41,7 @@ fn open_editor(project: Option<std::path::PathBuf>) -> anyhow::Result<()> {
 #[cfg(feature = "gui")]
 fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> {
     use retarget_studio::app::panels::Tab;
+    use retarget_studio::app::viewport::ViewDirection;
     use retarget_studio::app::{Launch, ScreenshotRequest};
     let out = args.out.clone();
     let tab = match args.tab.as_deref() {
@@ -49,7 +50,15 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         Some("pose") => Some(Tab::Pose),
         Some("export") => Some(Tab::Export),
         Some("history") => Some(Tab::History),
-        Some(other) => anyhow::bail!("unknown tab '{other}' (bone-map, pose, export, history)"),
+        Some("quality") => Some(Tab::Quality),
+        Some(other) => {
+            anyhow::bail!("unknown tab '{other}' (bone-map, pose, export, history, quality)")
+        }
+    };
+    let view = match args.view.as_deref() {
+        Some("front") => Some(ViewDirection::Front),
+        Some("side") => Some(ViewDirection::Side),
+        _ => None,
     };
     retarget_studio::app::run(Launch {
         tab,
@@ -60,6 +69,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         }),
         size: args.size,
         select: args.select,
+        view,
     })?;
     if !out.exists() {
         anyhow::bail!("{}: no screenshot was written", out.display());

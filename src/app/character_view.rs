@@ -24,6 +24,9 @@ pub struct CharacterView {
     gizmo: GizmoState,
     /// Where the viewport was last laid out, for tests and tools that aim at what is drawn.
     pub last_rect: egui::Rect,
+    /// Where the followed joint (the hips) was on the last pose: the camera moves by its
+    /// horizontal steps, so a walk stays in frame while the user still orbits and pans.
+    follow_anchor: Option<glam::Vec3>,
 }
 
 impl CharacterView {
@@ -38,7 +41,50 @@ impl CharacterView {
             needs_framing: true,
             gizmo: GizmoState::default(),
             last_rect: egui::Rect::NOTHING,
+            follow_anchor: None,
         }
+    }
+
+    /// Moves the camera's target by the horizontal step `joint` took since the last call
+    /// when `follow` is on; the anchor is kept either way, so turning following on later
+    /// does not jump.
+    pub fn follow(&mut self, joint: Option<usize>, follow: bool) {
+        let Some(at) = joint
+            .and_then(|j| self.world.get(j))
+            .map(|m| m.w_axis.truncate())
+        else {
+            self.follow_anchor = None;
+            return;
+        };
+        if follow && let Some(before) = self.follow_anchor {
+            let step = at - before;
+            if step.is_finite() {
+                self.camera.target += glam::Vec3::new(step.x, 0.0, step.z);
+            }
+        }
+        self.follow_anchor = Some(at);
+    }
+
+    /// Sets the floor drawn under the character and where its feet are on the pose last
+    /// set, for their contact shadows (see [`CharacterScene::floor`]).
+    pub fn set_ground(&mut self, ground: &super::floor::Ground) {
+        let scene = Arc::make_mut(&mut self.scene);
+        scene.floor = ground.floor;
+        scene.ankle_height = ground.ankle_height;
+        let at = |j: usize| self.world.get(j).map(|m| m.w_axis.truncate());
+        scene.feet.clear();
+        scene.feet.extend(
+            ground
+                .feet
+                .iter()
+                .filter_map(|&(foot, toes)| Some((at(foot)?, toes.and_then(at)))),
+        );
+    }
+
+    /// Looks along `direction` and frames the character again on the next draw.
+    pub fn look_along(&mut self, direction: super::viewport::ViewDirection) {
+        self.camera.look_along(direction);
+        self.needs_framing = true;
     }
 
     /// Forward kinematics under `container` (the side's edited container), then skinning. The
@@ -98,6 +144,7 @@ impl CharacterView {
         self.scene = Arc::new(CharacterScene::default());
         self.textures.clear();
         self.world.clear();
+        self.follow_anchor = None;
         self.needs_framing = true;
     }
 
@@ -112,7 +159,9 @@ impl CharacterView {
             && let Some((min, max)) = self.scene.bounds()
         {
             let size = ui.available_size();
-            self.camera.frame_in(min, max, size.x / size.y.max(1.0));
+            let floor = self.scene.floor;
+            self.camera
+                .frame_standing(min, max, floor, size.x / size.y.max(1.0));
             Arc::make_mut(&mut self.scene).bone_radius =
                 super::viewport::scene::suggested_bone_radius(min, max);
             self.needs_framing = false;

@@ -11,6 +11,10 @@ pub struct LiveRetarget {
     source_rest: Pose,
     pub source_pose: Pose,
     pub target_pose: Pose,
+    /// What each viewport stands its character on (source, target); see `floor`.
+    pub grounds: [super::floor::Ground; 2],
+    /// The joint each viewport's camera follows: the hips, or the root without them.
+    pub followed: [usize; 2],
 }
 
 impl LiveRetarget {
@@ -20,7 +24,16 @@ impl LiveRetarget {
             retargeter.fit_clip(session.source.skeleton(), c);
         }
         let source_rest = Pose::rest(session.source.skeleton());
+        let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
+        let hips = session
+            .map
+            .pairs()
+            .iter()
+            .find(|p| p.bone == Some(crate::core::HumanBone::Hips));
+        let followed = hips.map_or([0, 0], |p| [p.source, p.target]);
         Ok(Self {
+            grounds,
+            followed,
             revision,
             clip: clip.to_owned(),
             retargeter,

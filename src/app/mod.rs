@@ -6,8 +6,11 @@ mod character_view;
 pub mod command;
 pub mod document;
 mod export_task;
+mod floor;
 mod live;
 pub mod panels;
+pub mod quality_strip;
+pub mod quality_task;
 pub mod screenshot;
 pub mod studio;
 pub mod timeline;
@@ -34,6 +37,8 @@ pub struct Launch {
     pub tab: Option<panels::Tab>,
     /// A target bone to select, by name.
     pub select: Option<String>,
+    /// Both cameras look from this side instead of the default three-quarter view.
+    pub view: Option<viewport::ViewDirection>,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.

@@ -103,83 +103,107 @@ impl Playback {
     }
 }
 
+/// What the timeline reports: a clip the user picked, and where the scrubber's rail lies
+/// (x, in points), for the quality strip drawn under it.
+pub struct TimelineResponse {
+    pub picked: Option<String>,
+    pub rail: egui::Rangef,
+}
+
 /// The strip: transport buttons, scrubber, time and frame, speed, loop, clip picker.
-/// Returns a clip name when the user picks another one.
-pub fn timeline_ui(ui: &mut egui::Ui, playback: &mut Playback, clip: &ClipInfo) -> Option<String> {
-    let mut picked = None;
-    ui.horizontal(|ui| {
-        if ui.button("|<").on_hover_text("Start (Home)").clicked() {
-            playback.time_secs = 0.0;
-        }
-        if ui
-            .button("<")
-            .on_hover_text("Previous frame (Left arrow)")
-            .clicked()
-        {
-            playback.playing = false;
-            let f = playback.frame(clip);
-            playback.set_frame(f.saturating_sub(1), clip);
-        }
-        let label = if playback.playing { "Pause" } else { "Play" };
-        if ui
-            .button(label)
-            .on_hover_text("Play/pause (Space)")
-            .clicked()
-        {
-            playback.playing = !playback.playing;
-        }
-        if ui
-            .button(">")
-            .on_hover_text("Next frame (Right arrow)")
-            .clicked()
-        {
-            playback.playing = false;
-            let f = playback.frame(clip);
-            playback.set_frame(f + 1, clip);
-        }
-        if ui.button(">|").on_hover_text("End (End)").clicked() {
-            playback.set_frame(usize::MAX, clip);
-        }
-        ui.checkbox(&mut playback.looping, "Loop");
-        let speed = egui::DragValue::new(&mut playback.speed)
-            .speed(0.01)
-            .range(0.05..=4.0)
-            .suffix("×");
-        crate::app::panels::labelled(ui, "Speed", speed).on_hover_text("Playback speed");
-        ui.separator();
-        ui.monospace(format!(
-            "{:6.3} s  frame {:>4} / {}",
-            playback.time_secs,
-            playback.frame(clip),
-            clip.frame_count().saturating_sub(1)
-        ));
-        ui.separator();
-        if clip.all_names.len() > 1 {
-            let label = ui.label("Clip");
-            egui::ComboBox::from_id_salt("clip_picker")
-                .selected_text(&clip.name)
-                .show_ui(ui, |ui| {
-                    for name in &clip.all_names {
-                        if ui.selectable_label(*name == clip.name, name).clicked()
-                            && *name != clip.name
-                        {
-                            picked = Some(name.clone());
-                        }
-                    }
-                })
-                .response
-                .labelled_by(label.id);
-        } else {
-            ui.label(format!("clip: {}", clip.name));
-        }
-    });
+pub fn timeline_ui(
+    ui: &mut egui::Ui,
+    playback: &mut Playback,
+    clip: &ClipInfo,
+) -> TimelineResponse {
+    let picked = ui.horizontal(|ui| transport_ui(ui, playback, clip)).inner;
     let width = ui.available_width();
-    ui.spacing_mut().slider_width = width - 80.0;
+    let slider_width = width - 80.0;
+    ui.spacing_mut().slider_width = slider_width;
     let slider = egui::Slider::new(&mut playback.time_secs, 0.0..=clip.duration_secs.max(1e-3))
         .show_value(false)
         .text("scrub");
-    if ui.add(slider).dragged() {
+    let response = ui.add(slider);
+    if response.dragged() {
         playback.playing = false;
+    }
+    // The rail is the slider's width less the handle's radius at each end (egui's
+    // geometry: the radius is the slider's thickness over 2.5).
+    let thickness = ui
+        .text_style_height(&egui::TextStyle::Body)
+        .max(ui.spacing().interact_size.y);
+    let (left, radius) = (response.rect.left(), thickness / 2.5);
+    TimelineResponse {
+        picked,
+        rail: egui::Rangef::new(left + radius, left + slider_width - radius),
+    }
+}
+
+/// The row of buttons and readouts above the scrubber; returns a clip the user picked.
+fn transport_ui(ui: &mut egui::Ui, playback: &mut Playback, clip: &ClipInfo) -> Option<String> {
+    let mut picked = None;
+    if ui.button("|<").on_hover_text("Start (Home)").clicked() {
+        playback.time_secs = 0.0;
+    }
+    if ui
+        .button("<")
+        .on_hover_text("Previous frame (Left arrow)")
+        .clicked()
+    {
+        playback.playing = false;
+        let f = playback.frame(clip);
+        playback.set_frame(f.saturating_sub(1), clip);
+    }
+    let label = if playback.playing { "Pause" } else { "Play" };
+    if ui
+        .button(label)
+        .on_hover_text("Play/pause (Space)")
+        .clicked()
+    {
+        playback.playing = !playback.playing;
+    }
+    if ui
+        .button(">")
+        .on_hover_text("Next frame (Right arrow)")
+        .clicked()
+    {
+        playback.playing = false;
+        let f = playback.frame(clip);
+        playback.set_frame(f + 1, clip);
+    }
+    if ui.button(">|").on_hover_text("End (End)").clicked() {
+        playback.set_frame(usize::MAX, clip);
+    }
+    ui.checkbox(&mut playback.looping, "Loop");
+    let speed = egui::DragValue::new(&mut playback.speed)
+        .speed(0.01)
+        .range(0.05..=4.0)
+        .suffix("×");
+    crate::app::panels::labelled(ui, "Speed", speed).on_hover_text("Playback speed");
+    ui.separator();
+    ui.monospace(format!(
+        "{:6.3} s  frame {:>4} / {}",
+        playback.time_secs,
+        playback.frame(clip),
+        clip.frame_count().saturating_sub(1)
+    ));
+    ui.separator();
+    if clip.all_names.len() > 1 {
+        let label = ui.label("Clip");
+        egui::ComboBox::from_id_salt("clip_picker")
+            .selected_text(&clip.name)
+            .show_ui(ui, |ui| {
+                for name in &clip.all_names {
+                    if ui.selectable_label(*name == clip.name, name).clicked() && *name != clip.name
+                    {
+                        picked = Some(name.clone());
+                    }
+                }
+            })
+            .response
+            .labelled_by(label.id);
+    } else {
+        ui.label(format!("clip: {}", clip.name));
     }
     picked
 }

@@ -23,3 +23,4 @@ mod screenshot;
 mod textures;
 mod ui;
 mod ui_tools;
+mod ui_views;

@@ -88,6 +88,11 @@ fn count(
 /// Runs `retarget-studio screenshot` (on `project`, or the demo) at frame 20 and returns the
 /// image; `keep_as` names the copy made when `RETARGET_SCREENSHOT_DIR` is set.
 fn screenshot(project: Option<&Path>, keep_as: &str) -> image::RgbaImage {
+    screenshot_with(project, &["--frame", "20"], keep_as)
+}
+
+/// `screenshot` with other arguments (`--frame`, `--view`, `--tab`).
+fn screenshot_with(project: Option<&Path>, args: &[&str], keep_as: &str) -> image::RgbaImage {
     let xvfb = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("shot.png");
@@ -96,11 +101,10 @@ fn screenshot(project: Option<&Path>, keep_as: &str) -> image::RgbaImage {
         "screenshot",
         "--out",
         out.to_str().unwrap(),
-        "--frame",
-        "20",
         "--size",
         "1280x800",
     ]);
+    command.args(args);
     if let Some(project) = project {
         command.arg(project);
     }
@@ -224,4 +228,67 @@ fn screenshot_of_a_project_that_does_not_open_fails_and_names_the_file() {
         out.exists(),
         "the image that shows the problem is still written"
     );
+}
+
+/// The floor as drawn, lit: a dark slate, greener than red, neither the background's
+/// near-black nor a character's colours.
+fn floor_colored(p: [u8; 4]) -> bool {
+    let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+    (35..=110).contains(&g) && g >= r + 6 && (g - b).abs() <= 12 && r >= 25
+}
+
+#[test]
+fn screenshot_from_the_side_shows_the_floor_under_the_feet() {
+    // CMU's walk onto CesiumMan, mid-clip, both cameras looking along -X.
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let project = dir.path().join("walk.ron");
+    std::fs::write(
+        &project,
+        format!(
+            r#"(version: 1, source: (path: "{}"), target: (path: "{}"))"#,
+            assets.join("bvh/02_01.bvh").display(),
+            assets.join("gltf/CesiumMan.glb").display()
+        ),
+    )
+    .unwrap();
+    let args = ["--frame", "170", "--view", "side"];
+    let img = screenshot_with(Some(&project), &args, "walk_side.png");
+    let (w, h) = img.dimensions();
+    // CesiumMan's white body in the viewports: below the rows of toggles and names, left
+    // of the tool panel (from x = 0.49 w), in rows and columns with a few white pixels (one
+    // stray pixel of antialiased text is not a body).
+    let white = |p: [u8; 4]| p[0] > 200 && p[1] > 200 && p[2] > 200;
+    let (x0, x1, y0, y1) = (0, w * 45 / 100, h / 6, h * 9 / 10);
+    let rows: Vec<u32> = (y0..y1)
+        .filter(|&y| count(&img, x0, x1, y, y + 1, white) >= 3)
+        .collect();
+    let (&top, &feet) = (rows.first().unwrap(), rows.last().unwrap());
+    assert!(
+        feet - top > h / 4,
+        "CesiumMan stands tall: rows {top}..{feet}"
+    );
+    let columns: Vec<u32> = (x0..x1)
+        .filter(|&x| count(&img, x, x + 1, top, feet + 1, white) >= 3)
+        .collect();
+    let (left, right) = (columns[0], *columns.last().unwrap());
+    // Under the feet, across the character's width, the floor fills most of the view.
+    let below = count(
+        &img,
+        left,
+        right + 1,
+        feet + 2,
+        (feet + 40).min(h),
+        floor_colored,
+    );
+    let area = ((right + 1 - left) * ((feet + 40).min(h) - feet - 2)) as usize;
+    eprintln!("feet at row {feet}, columns {left}..{right}: {below} of {area} floor pixels below");
+    assert!(
+        below > area / 2,
+        "the floor shows under the feet: {below} of {area} pixels"
+    );
+    // And the floor reaches up behind the character: it is a plane seen from above, not a
+    // line at the horizon.
+    let behind = count(&img, x0, x1, top + (feet - top) / 2, feet, floor_colored);
+    assert!(behind > 2000, "floor behind the legs: {behind} pixels");
 }

@@ -4,6 +4,7 @@
 pub mod bone_map;
 mod export;
 mod pose;
+pub mod quality;
 
 pub use export::ExportRequest;
 
@@ -20,6 +21,7 @@ pub enum Tab {
     Pose,
     Export,
     History,
+    Quality,
 }
 
 /// UI-only state of the panels (filters, which side the pose tools edit, export form).
@@ -47,6 +49,7 @@ pub struct Tools<'a> {
     pub clip: Option<&'a str>,
     /// Clips done and in all, while an export runs.
     pub export_progress: Option<(usize, usize)>,
+    pub quality: quality::QualityView<'a>,
 }
 
 pub fn tools_ui(
@@ -61,6 +64,7 @@ pub fn tools_ui(
         ui.selectable_value(tab, Tab::Pose, "Pose");
         ui.selectable_value(tab, Tab::Export, "Export");
         ui.selectable_value(tab, Tab::History, "History");
+        ui.selectable_value(tab, Tab::Quality, "Quality");
     });
     ui.separator();
     let Some(session) = &tools.doc.session else {
@@ -75,6 +79,7 @@ pub fn tools_ui(
             export::progress_ui(ui, tools.export_progress, commands);
         }
         Tab::History => history_ui(ui, tools.undo, commands),
+        Tab::Quality => quality::quality_ui(ui, &tools.quality, tools.clip),
     }
 }
 

@@ -3,7 +3,25 @@
 
 use super::{Pending, StudioApp};
 use crate::app::command::Command;
+use crate::app::viewport::ViewDirection;
 use eframe::egui;
+
+/// The view keys, after Blender's numpad: 1 front, 3 side, with Ctrl the opposite ones.
+/// Ctrl variants come first: a plain key also matches with extra modifiers held.
+const VIEW_KEYS: [(egui::Modifiers, egui::Key, ViewDirection); 4] = [
+    (
+        egui::Modifiers::COMMAND,
+        egui::Key::Num1,
+        ViewDirection::Back,
+    ),
+    (
+        egui::Modifiers::COMMAND,
+        egui::Key::Num3,
+        ViewDirection::OtherSide,
+    ),
+    (egui::Modifiers::NONE, egui::Key::Num1, ViewDirection::Front),
+    (egui::Modifiers::NONE, egui::Key::Num3, ViewDirection::Side),
+];
 
 impl StudioApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
@@ -65,6 +83,19 @@ impl StudioApp {
                 ui.checkbox(&mut self.prefs.show_skeleton, "Skeletons");
                 ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
                 ui.checkbox(&mut self.prefs.link_cameras, "Link the two cameras");
+                ui.checkbox(&mut self.prefs.follow, "Follow the characters");
+                ui.separator();
+                for (label, shortcut, direction) in [
+                    ("Front", "1", ViewDirection::Front),
+                    ("Side", "3", ViewDirection::Side),
+                    ("Back", "Ctrl+1", ViewDirection::Back),
+                    ("Other side", "Ctrl+3", ViewDirection::OtherSide),
+                ] {
+                    let button = egui::Button::new(label).shortcut_text(shortcut);
+                    if ui.add(button).clicked() {
+                        self.look_along(direction);
+                    }
+                }
                 if ui.button("Frame both (F)").clicked() {
                     for v in &mut self.views {
                         v.needs_framing = true;
@@ -122,6 +153,30 @@ impl StudioApp {
             if ctx.input_mut(|i| i.consume_shortcut(&shortcut)) {
                 self.commands.push(command);
             }
+        }
+    }
+
+    /// The view keys (see [`VIEW_KEYS`]), unless a text field has the keyboard: both
+    /// viewports turn.
+    pub(super) fn handle_view_keys(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let picked = ctx.input_mut(|i| {
+            VIEW_KEYS
+                .iter()
+                .find(|(modifiers, key, _)| i.consume_key(*modifiers, *key))
+                .map(|(_, _, direction)| *direction)
+        });
+        if let Some(direction) = picked {
+            self.look_along(direction);
+        }
+    }
+
+    /// Turns both viewports to look along `direction` and frames their characters again.
+    pub fn look_along(&mut self, direction: ViewDirection) {
+        for view in &mut self.views {
+            view.look_along(direction);
         }
     }
 

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 mod actions;
 mod input;
+mod quality;
 mod viewports;
 
 use viewports::{meshes_of, overlay_of};
@@ -33,6 +34,8 @@ pub struct Prefs {
     pub show_skeleton: bool,
     pub link_cameras: bool,
     pub overlay: bool,
+    /// The cameras move with the characters' hips (sideways only), so a walk stays in frame.
+    pub follow: bool,
     pub tab: Tab,
     pub panel: panels::PanelState,
 }
@@ -45,6 +48,7 @@ impl Default for Prefs {
             show_skeleton: true,
             link_cameras: false,
             overlay: false,
+            follow: true,
             tab: Tab::BoneMap,
             panel: panels::PanelState::default(),
         }
@@ -84,6 +88,10 @@ pub struct StudioApp {
     shown_title: String,
     /// Which side's import notes are listed in a window.
     notes_open: Option<usize>,
+    /// The current clip's quality report, computed in the background.
+    quality: super::quality_task::QualityState,
+    /// The quality strip under the timeline as last drawn (tests read it).
+    pub strip: Option<super::quality_strip::Strip>,
 }
 
 impl StudioApp {
@@ -131,6 +139,8 @@ impl StudioApp {
             allow_close: false,
             shown_title: String::new(),
             notes_open: None,
+            quality: Default::default(),
+            strip: None,
         };
         let project = launch.project.unwrap_or_else(super::demo_project);
         app.open_project(&project);
@@ -139,6 +149,9 @@ impl StudioApp {
                 Some(j) => app.selected = Some(j),
                 None => app.error = Some(format!("The target has no bone named '{name}'.")),
             }
+        }
+        if let Some(direction) = launch.view {
+            app.look_along(direction);
         }
         if let Some(frame) = launch.screenshot.as_ref().and_then(|s| s.frame) {
             app.playback.playing = false;
@@ -167,6 +180,8 @@ impl StudioApp {
         self.doc = doc;
         self.undo.clear();
         self.live = None;
+        self.quality.clear();
+        self.strip = None;
         self.selected = None;
         self.playback.time_secs = 0.0;
         for v in &mut self.views {
@@ -241,6 +256,10 @@ impl StudioApp {
             .selected
             .and_then(|t| session.map.for_target(t))
             .map(|p| p.source);
+        for (i, view) in self.views.iter_mut().enumerate() {
+            view.set_ground(&live.grounds[i]);
+            view.follow(Some(live.followed[i]), self.prefs.follow);
+        }
         let overlay = self.prefs.overlay.then(|| overlay_of(&self.views[1]));
         for (view, selected) in self.views.iter_mut().zip([twin, self.selected]) {
             let scene = Arc::make_mut(&mut view.scene);
@@ -266,9 +285,11 @@ impl StudioApp {
             self.playback.advance(dt, &info);
         }
         self.handle_shortcuts(&ctx);
+        self.handle_view_keys(&ctx);
         self.handle_dropped_files(&ctx);
         self.poll_export(&ctx);
         self.update_characters();
+        self.update_quality(&ctx);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("timeline")
@@ -278,12 +299,14 @@ impl StudioApp {
             .resizable(true)
             .default_size(560.0)
             .show(ui, |ui| {
+                let key = self.quality_key();
                 let tools = panels::Tools {
                     export_progress: self.export_task.as_ref().map(|t| t.progress()),
                     doc: &self.doc,
                     undo: &self.undo,
                     selected: self.selected,
                     clip: self.clip.as_deref(),
+                    quality: self.quality.view(key.as_ref()),
                 };
                 panels::tools_ui(
                     ui,
@@ -326,9 +349,11 @@ impl StudioApp {
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
         match self.clip_info() {
             Some(info) => {
-                if let Some(name) = timeline_ui(ui, &mut self.playback, &info) {
+                let timeline = timeline_ui(ui, &mut self.playback, &info);
+                if let Some(name) = timeline.picked {
                     self.commands.push(Command::SelectClip(name));
                 }
+                self.quality_strip_ui(ui, timeline.rail);
             }
             None => {
                 ui.label("No clip: load a source with animation.");

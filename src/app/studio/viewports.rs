@@ -5,6 +5,7 @@ use super::StudioApp;
 use crate::app::character_view::CharacterView;
 use crate::app::command::Command;
 use crate::app::panels::Tab;
+use crate::app::viewport::ViewDirection;
 use eframe::egui;
 use std::path::Path;
 
@@ -30,13 +31,27 @@ impl StudioApp {
             (Tab::Pose, Some(j)) => self.views[1].gizmo_at(j),
             _ => None,
         };
-        // The view toggles get a row of their own: beside a long file name they were cut off.
-        ui.horizontal(|ui| {
+        // The view toggles get a row of their own: beside a long file name they were cut off;
+        // the row wraps when the viewports are narrow.
+        ui.horizontal_wrapped(|ui| {
             ui.label("Show");
             ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
             ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
             ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
             ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
+            ui.checkbox(&mut self.prefs.follow, "Follow")
+                .on_hover_text("The cameras move with the characters' hips, so a walk stays in frame");
+            ui.separator();
+            ui.label("View");
+            for (label, key, direction) in [
+                ("Front", "1", ViewDirection::Front),
+                ("Side", "3", ViewDirection::Side),
+            ] {
+                let tip = format!("Both cameras look at the characters from the {} ({key}; Ctrl+{key}: from the opposite one)", label.to_lowercase());
+                if ui.button(label).on_hover_text(tip).clicked() {
+                    self.look_along(direction);
+                }
+            }
         });
         ui.columns(2, |cols| {
             for (i, col) in cols.iter_mut().enumerate() {

@@ -14,6 +14,49 @@ const PITCH_LIMIT: f32 = std::f32::consts::FRAC_PI_2 - 0.01;
 const ZOOM_PER_WHEEL_POINT: f32 = 0.002;
 /// Extra room around a framed box so the character does not touch the viewport's edges.
 const FRAME_MARGIN: f32 = 1.1;
+/// Floor framed around a standing character, in shares of its height: enough to see where
+/// the feet land without shrinking the character much.
+const FLOOR_AROUND: f32 = 0.05;
+
+/// The fixed views of the view row and of the keys 1 and 3 (Blender's numpad), for a
+/// character facing +Z as the session turns every character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ViewDirection {
+    /// From +Z, looking along -Z at the character's face.
+    Front,
+    /// From -Z, looking along +Z at its back.
+    Back,
+    /// From +X, looking along -X: a walk goes right to left.
+    Side,
+    /// From -X, looking along +X.
+    OtherSide,
+}
+
+impl ViewDirection {
+    /// Orbit yaw of the eye for this view (0 = from +Z).
+    pub fn yaw(self) -> f32 {
+        use std::f32::consts::{FRAC_PI_2, PI};
+        match self {
+            ViewDirection::Front => 0.0,
+            ViewDirection::Back => PI,
+            ViewDirection::Side => FRAC_PI_2,
+            ViewDirection::OtherSide => -FRAC_PI_2,
+        }
+    }
+
+    /// The horizontal direction the camera looks along.
+    pub fn forward(self) -> Vec3 {
+        let (s, c) = self.yaw().sin_cos();
+        -Vec3::new(s, 0.0, c)
+    }
+}
+
+/// The fixed views look down this much: nearly level (they read like an orthographic
+/// elevation), yet enough that the floor shows as a band under the feet, not a line.
+pub const VIEW_PITCH: f32 = 0.12;
+/// The free default: from in front and a little to the right, slightly above the hips.
+pub const DEFAULT_YAW: f32 = 0.5;
+pub const DEFAULT_PITCH: f32 = 0.2;
 
 /// Looks at `target` from `distance` away, turned by `yaw` about +Y (0 = from +Z, the glTF
 /// front) and raised by `pitch`. Persisted with the UI state, hence serde.
@@ -33,8 +76,8 @@ impl Default for OrbitCamera {
         Self {
             target: Vec3::new(0.0, 1.0, 0.0),
             distance: 4.0,
-            yaw: 0.5,
-            pitch: 0.2,
+            yaw: DEFAULT_YAW,
+            pitch: DEFAULT_PITCH,
             fov_y: 45f32.to_radians(),
         }
     }
@@ -74,6 +117,19 @@ impl OrbitCamera {
         self.distance = distance.max(half.length() * 1.05);
     }
 
+    /// Frames a character standing on `floor` (its height, when known): from the floor, not
+    /// only the lowest vertex, to the head, with a little floor around the feet, so that
+    /// whether the feet touch it can be seen.
+    pub fn frame_standing(&mut self, min: Vec3, max: Vec3, floor: Option<f32>, aspect: f32) {
+        let floor = floor
+            .filter(|f| f.is_finite())
+            .map_or(min.y, |f| f.min(min.y));
+        let pad = (max.y - floor).max(0.0) * FLOOR_AROUND;
+        let lo = Vec3::new(min.x - pad, floor, min.z - pad);
+        let hi = Vec3::new(max.x + pad, max.y, max.z + pad);
+        self.frame_in(lo, hi, aspect);
+    }
+
     /// Turns the camera around its target by a pointer drag (in points): dragging right
     /// turns the scene right, dragging down tilts its top towards the viewer.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
@@ -97,6 +153,17 @@ impl OrbitCamera {
     pub fn zoom(&mut self, wheel_delta: f32) {
         let factor = (-wheel_delta * ZOOM_PER_WHEEL_POINT).exp();
         self.distance = (self.distance * factor).clamp(1e-4, 1e7);
+    }
+
+    /// Looks along `direction`, keeping target and distance (frame again to fit).
+    pub fn look_along(&mut self, direction: ViewDirection) {
+        self.yaw = direction.yaw();
+        self.pitch = VIEW_PITCH;
+    }
+
+    /// Unit vector from the eye towards the target: where the camera looks.
+    pub fn forward(&self) -> Vec3 {
+        -self.back()
     }
 
     /// Unit vector from the target towards the eye.

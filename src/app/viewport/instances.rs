@@ -105,6 +105,10 @@ pub struct Grid {
     pub step: f32,
     pub radius: f32,
     pub lines: Vec<(Vec3, Vec3)>,
+    /// The middle of the grid, on the floor.
+    pub centre: Vec3,
+    /// Half the grid's side.
+    pub half: f32,
 }
 
 /// Half the number of cells on each side of the grid's centre.
@@ -121,8 +125,9 @@ fn nice_step(x: f32) -> f32 {
 }
 
 /// A grid for a character with these bounds: spacing from its size, centred under it on a
-/// whole step, lying at y = 0 (the glTF ground) unless the character is nowhere near it.
-pub fn grid_for(min: Vec3, max: Vec3) -> Grid {
+/// whole step, lying on `floor` when known, else at y = 0 (the glTF ground) unless the
+/// character is nowhere near it.
+pub fn grid_for(min: Vec3, max: Vec3, floor: Option<f32>) -> Grid {
     let size = (max - min).max_element();
     let size = if size.is_finite() && size > 0.0 {
         size
@@ -130,12 +135,13 @@ pub fn grid_for(min: Vec3, max: Vec3) -> Grid {
         1.0
     };
     let step = nice_step(size / 4.0);
-    let ground = if min.y > size || max.y < 0.0 {
-        min.y
-    } else {
-        0.0
+    let ground = match floor.filter(|f| f.is_finite()) {
+        Some(f) => f,
+        None if min.y > size || max.y < 0.0 => min.y,
+        None => 0.0,
     };
-    let centre = ((min + max) * 0.5 / step).round() * step;
+    let mut centre = ((min + max) * 0.5 / step).round() * step;
+    centre.y = ground;
     let half = GRID_HALF_CELLS as f32 * step;
     let mut lines = Vec::with_capacity(2 * (2 * GRID_HALF_CELLS as usize + 1));
     for i in -GRID_HALF_CELLS..=GRID_HALF_CELLS {
@@ -153,12 +159,87 @@ pub fn grid_for(min: Vec3, max: Vec3) -> Grid {
         step,
         radius: size * 0.0012,
         lines,
+        centre,
+        half,
     }
 }
 
-/// Linear RGBA of the grid lines, and of the two through the world origin.
-pub const GRID_COLOR: [f32; 4] = [0.16, 0.16, 0.18, 1.0];
-pub const GRID_AXIS_COLOR: [f32; 4] = [0.35, 0.35, 0.4, 1.0];
+/// Linear RGBA of the floor under the grid: a dark blue-green slate, lit like the
+/// characters, so that it reads as ground against the background and under white or
+/// orange characters alike.
+pub const FLOOR_COLOR: [f32; 4] = [0.055, 0.085, 0.085, 1.0];
+
+/// The unit square of the renderer (-1..1 in XY, facing +Z) laid on the grid's floor,
+/// facing up and as large as the grid. It sits a hair below the grid, whose lines then
+/// show on it without fighting it for depth.
+pub fn floor_transform(grid: &Grid) -> Mat4 {
+    let below = grid.radius * 0.5;
+    Mat4::from_scale_rotation_translation(
+        Vec3::splat(grid.half),
+        Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+        grid.centre - Vec3::Y * below,
+    )
+}
+
+/// Contact shadows are three stacked discs, each smaller and darker: a cheap soft edge.
+/// Per disc: its size against the whole shadow, and how much of the darkness it has.
+const SHADOW_RINGS: [(f32, f32); 3] = [(1.0, 0.3), (0.75, 0.6), (0.5, 1.0)];
+/// The darkest a shadow gets (a planted foot): this share of the floor's light is taken.
+const SHADOW_STRENGTH: f32 = 0.85;
+/// A foot this share of the character's height above its planted height casts no shadow.
+const SHADOW_FADE: f32 = 0.1;
+
+/// Contact shadows under the feet, for the renderer's unit disc (radius 1 in XY, facing
+/// +Z): an ellipse along each foot (ankle to toes) on the grid's floor, darkest when the
+/// ankle is at its planted height and gone a tenth of the character's height above it, so
+/// whether a foot touches the ground reads at a glance from any side.
+pub fn shadow_instances(scene: &CharacterScene, grid: &Grid, size: f32) -> Vec<Instance> {
+    let floor = grid.centre.y;
+    let lift = grid.radius * 0.15;
+    let ankle_height = scene.ankle_height.max(0.0);
+    let mut out = Vec::new();
+    for &(ankle, toes) in &scene.feet {
+        let above = ankle.y - (floor + ankle_height);
+        let darkness = (1.0 - above.max(0.0) / (SHADOW_FADE * size).max(1e-6)).clamp(0.0, 1.0);
+        if darkness <= 0.0 || !ankle.is_finite() {
+            continue;
+        }
+        let flat = |p: Vec3| Vec3::new(p.x, floor, p.z);
+        let along = toes.map_or(Vec3::ZERO, |t| flat(t) - flat(ankle));
+        let length = along.length();
+        let reach = if ankle_height > 0.0 {
+            ankle_height
+        } else {
+            size * 0.04
+        };
+        let (dir, centre, a, b) = if length > 1e-6 {
+            let centre = flat(ankle) + along * 0.5;
+            (along / length, centre, length * 0.5 + reach, reach * 1.1)
+        } else {
+            (Vec3::X, flat(ankle), reach * 1.2, reach * 1.2)
+        };
+        let across = Vec3::Y.cross(dir);
+        for (k, (scale, share)) in SHADOW_RINGS.into_iter().enumerate() {
+            let dim = 1.0 - SHADOW_STRENGTH * darkness * share;
+            let [r, g, bl, alpha] = FLOOR_COLOR;
+            out.push(Instance {
+                world_from_shape: Mat4::from_cols(
+                    (dir * a * scale).extend(0.0),
+                    (across * b * scale).extend(0.0),
+                    Vec3::Y.extend(0.0),
+                    (centre + Vec3::Y * lift * (k + 1) as f32).extend(1.0),
+                ),
+                color: [r * dim, g * dim, bl * dim, alpha],
+            });
+        }
+    }
+    out
+}
+
+/// Linear RGBA of the grid lines, and of the two through the world origin: lighter than
+/// the floor they lie on.
+pub const GRID_COLOR: [f32; 4] = [0.2, 0.24, 0.24, 1.0];
+pub const GRID_AXIS_COLOR: [f32; 4] = [0.42, 0.45, 0.45, 1.0];
 
 /// One thin cylinder per grid line; the lines through the origin stand out so that the
 /// character's offset from it can be read.
@@ -237,15 +318,86 @@ mod tests {
 
     #[test]
     fn grid_step_follows_character_size() {
-        let small = grid_for(Vec3::new(-0.3, 0.0, -0.2), Vec3::new(0.3, 1.6, 0.2));
-        let big = grid_for(Vec3::new(-50.0, 0.0, -20.0), Vec3::new(50.0, 300.0, 20.0));
+        let small = grid_for(Vec3::new(-0.3, 0.0, -0.2), Vec3::new(0.3, 1.6, 0.2), None);
+        let big = grid_for(
+            Vec3::new(-50.0, 0.0, -20.0),
+            Vec3::new(50.0, 300.0, 20.0),
+            None,
+        );
         assert_eq!(small.step, 0.2);
         assert_eq!(big.step, 50.0);
         assert!(small.lines.iter().all(|(a, b)| a.y == 0.0 && b.y == 0.0));
         assert_eq!(small.lines.len(), big.lines.len());
         // A character floating far above the origin gets the grid at its feet.
-        let high = grid_for(Vec3::new(0.0, 10.0, 0.0), Vec3::new(1.0, 11.0, 1.0));
+        let high = grid_for(Vec3::new(0.0, 10.0, 0.0), Vec3::new(1.0, 11.0, 1.0), None);
         assert_eq!(high.lines[0].0.y, 10.0);
+        // A known floor wins, wherever the character is.
+        let on = grid_for(
+            Vec3::new(0.0, 0.1, 0.0),
+            Vec3::new(0.5, 1.7, 0.5),
+            Some(0.04),
+        );
+        assert!(on.lines.iter().all(|(a, b)| a.y == 0.04 && b.y == 0.04));
+    }
+
+    #[test]
+    fn the_floor_lies_flat_under_the_grid_and_covers_it() {
+        let grid = grid_for(
+            Vec3::new(0.7, 0.0, -0.2),
+            Vec3::new(1.3, 1.6, 0.2),
+            Some(0.0),
+        );
+        let m = floor_transform(&grid);
+        // The square's normal (+Z) now points up, and its corners are the grid's.
+        assert!(
+            m.transform_vector3(Vec3::Z)
+                .normalize()
+                .abs_diff_eq(Vec3::Y, 1e-6)
+        );
+        let corner = m.transform_point3(Vec3::new(1.0, 1.0, 0.0));
+        let (lo, hi) = grid
+            .lines
+            .iter()
+            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), (a, b)| {
+                (lo.min(a.min(*b)), hi.max(a.max(*b)))
+            });
+        assert!((corner.x - hi.x).abs() < 1e-5 && (corner.z - lo.z).abs() < 1e-5);
+        assert!(corner.y < 0.0 && corner.y > -grid.radius, "{corner}");
+    }
+
+    #[test]
+    fn a_planted_foot_casts_a_dark_shadow_a_lifted_one_none() {
+        let grid = grid_for(
+            Vec3::new(-0.3, 0.0, -0.2),
+            Vec3::new(0.3, 1.6, 0.2),
+            Some(0.0),
+        );
+        let (ankle, toes) = (Vec3::new(0.1, 0.08, 0.0), Vec3::new(0.1, 0.02, 0.15));
+        let mut scene = CharacterScene {
+            ankle_height: 0.08,
+            feet: vec![(ankle, Some(toes))],
+            ..Default::default()
+        };
+        let planted = shadow_instances(&scene, &grid, 1.6);
+        assert_eq!(planted.len(), SHADOW_RINGS.len());
+        let inner = planted.last().unwrap();
+        assert!(inner.color[0] < FLOOR_COLOR[0] * 0.3, "{:?}", inner.color);
+        // Lies on the floor, under the middle of the foot, longer along it than across.
+        let m = planted[0].world_from_shape;
+        let centre = m.transform_point3(Vec3::ZERO);
+        use glam::Vec3Swizzles;
+        assert!(centre.y > 0.0 && centre.y < grid.radius, "{centre}");
+        assert!(centre.xz().abs_diff_eq(glam::Vec2::new(0.1, 0.075), 1e-5));
+        let along = m.transform_vector3(Vec3::X);
+        let across = m.transform_vector3(Vec3::Y);
+        assert!(along.normalize().abs_diff_eq(Vec3::Z, 1e-5) && along.length() > across.length());
+        assert!(m.transform_vector3(Vec3::Z).abs_diff_eq(Vec3::Y, 1e-6));
+        // Halfway up the fade it is lighter; above it there is none.
+        scene.feet = vec![(ankle + Vec3::Y * 0.08, Some(toes + Vec3::Y * 0.08))];
+        let lifted = shadow_instances(&scene, &grid, 1.6);
+        assert!(lifted.last().unwrap().color[0] > inner.color[0]);
+        scene.feet = vec![(ankle + Vec3::Y * 0.5, None)];
+        assert!(shadow_instances(&scene, &grid, 1.6).is_empty());
     }
 
     #[test]
@@ -258,7 +410,7 @@ mod tests {
 
     #[test]
     fn grid_lines_through_the_origin_stand_out() {
-        let grid = grid_for(Vec3::new(-0.3, 0.0, -0.2), Vec3::new(0.3, 1.6, 0.2));
+        let grid = grid_for(Vec3::new(-0.3, 0.0, -0.2), Vec3::new(0.3, 1.6, 0.2), None);
         let inst = grid_instances(&grid);
         assert_eq!(inst.len(), grid.lines.len());
         let axes = inst.iter().filter(|i| i.color == GRID_AXIS_COLOR).count();

@@ -11,7 +11,7 @@ pub mod scene;
 pub mod skinning;
 pub mod texture;
 
-pub use camera::OrbitCamera;
+pub use camera::{OrbitCamera, ViewDirection};
 pub use gizmo::{GizmoPlacement, GizmoState};
 pub use renderer::ViewportRenderer;
 pub use scene::{CharacterScene, MeshDraw, SkeletonOverlay, pick_joint};
@@ -125,7 +125,7 @@ fn handle_camera_input(
         camera.zoom(scroll);
     }
     if frame_key && let Some((min, max)) = scene.bounds() {
-        camera.frame_in(min, max, rect.aspect_ratio());
+        camera.frame_standing(min, max, scene.floor, rect.aspect_ratio());
     }
 }
 

@@ -55,6 +55,13 @@ pub struct CharacterScene {
     pub overlay: Option<SkeletonOverlay>,
     /// In world units; joints are drawn at twice this.
     pub bone_radius: f32,
+    /// Height the character's soles stand at, where its floor is drawn; `None`: not known,
+    /// the glTF ground (y = 0) unless the character is nowhere near it.
+    pub floor: Option<f32>,
+    /// How high a planted ankle stands above the floor (see `app::floor`).
+    pub ankle_height: f32,
+    /// Each foot's ankle, with its toes when known, as posed: where contact shadows fall.
+    pub feet: Vec<(Vec3, Option<Vec3>)>,
 }
 
 impl Default for CharacterScene {
@@ -68,6 +75,9 @@ impl Default for CharacterScene {
             show_skeleton: true,
             overlay: None,
             bone_radius: 0.01,
+            floor: None,
+            ankle_height: 0.0,
+            feet: Vec::new(),
         }
     }
 }

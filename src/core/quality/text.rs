@@ -64,8 +64,8 @@ pub(super) fn skate_flag(s: &super::report::Pair<SkateFigures>, limit: f64) -> S
 }
 
 impl Report {
-    /// The figures of one measure, in a phrase.
-    fn figures(&self, measure: Measure) -> String {
+    /// The figures of one measure, in a phrase (the editor's Quality tab shows it too).
+    pub fn figures(&self, measure: Measure) -> String {
         let th = &self.thresholds;
         match measure {
             Measure::SameRig => self.same_rig.as_ref().map_or_else(String::new, |s| {

@@ -11,7 +11,10 @@ mod material;
 
 use self::material::{MeshMaterial, gl_uvs, mesh_material, upload_texture};
 use super::camera::OrbitCamera;
-use super::instances::{Instance, grid_for, grid_instances, skeleton_instances};
+use super::instances::{
+    FLOOR_COLOR, Instance, floor_transform, grid_for, grid_instances, shadow_instances,
+    skeleton_instances,
+};
 use super::scene::{CharacterScene, MeshDraw};
 use super::texture::{DrawTexture, RgbaImage};
 use crate::io::{AlphaMode, TextureWrap};
@@ -73,7 +76,12 @@ struct Shapes {
     joints: Gm<InstancedMesh, PhysicalMaterial>,
     bones: Gm<InstancedMesh, PhysicalMaterial>,
     grid: Gm<InstancedMesh, ColorMaterial>,
+    /// The unit square laid under the grid; drawn only while there is a grid.
+    floor: Gm<Mesh, PhysicalMaterial>,
+    /// Contact shadows under the feet, on the floor.
+    shadows: Gm<InstancedMesh, PhysicalMaterial>,
     joint_instances: Vec<Instance>,
+    shadow_instances: Vec<Instance>,
     bone_instances: Vec<Instance>,
     grid_instances: Vec<Instance>,
 }
@@ -150,10 +158,14 @@ impl ViewportRenderer {
         }
     }
 
-    /// The objects of the first pass: grid, then the visible meshes.
+    /// The objects of the first pass: floor and grid, then the visible meshes.
     fn ground_and_meshes<'a>(&'a self, scene: &'a CharacterScene) -> Vec<&'a dyn Object> {
         let mut out: Vec<&dyn Object> = Vec::new();
         if self.shapes.grid.geometry.instance_count() > 0 {
+            out.push(&self.shapes.floor);
+            if self.shapes.shadows.geometry.instance_count() > 0 {
+                out.push(&self.shapes.shadows);
+            }
             out.push(&self.shapes.grid);
         }
         if scene.show_mesh {
@@ -265,14 +277,24 @@ impl ViewportRenderer {
             .clone()
     }
 
-    /// Re-uploads joint, bone and grid instances where they differ from what is on the GPU.
+    /// Re-uploads joint, bone and grid instances where they differ from what is on the GPU,
+    /// and lays the floor under the grid.
     fn sync_shapes(&mut self, scene: &CharacterScene) {
         let (joints, bones) = skeleton_instances(scene);
-        let grid = scene
-            .bounds()
-            .map(|(lo, hi)| grid_instances(&grid_for(lo, hi)))
-            .unwrap_or_default();
+        let bounds = scene.bounds();
+        let grid = bounds.map(|(lo, hi)| (grid_for(lo, hi, scene.floor), (hi - lo).max_element()));
         let s = &mut self.shapes;
+        if let Some((grid, _)) = &grid {
+            s.floor
+                .geometry
+                .set_transformation(to_cgmath_mat4(floor_transform(grid)));
+        }
+        let shadows = grid
+            .as_ref()
+            .map(|(g, size)| shadow_instances(scene, g, *size))
+            .unwrap_or_default();
+        update_instances(&mut s.shadows.geometry, &mut s.shadow_instances, shadows);
+        let grid = grid.map(|(g, _)| grid_instances(&g)).unwrap_or_default();
         update_instances(&mut s.joints.geometry, &mut s.joint_instances, joints);
         update_instances(&mut s.bones.geometry, &mut s.bone_instances, bones);
         update_instances(&mut s.grid.geometry, &mut s.grid_instances, grid);
@@ -319,6 +341,11 @@ impl Shapes {
             color: Srgba::WHITE,
             ..Default::default()
         };
+        let floor_material = CpuMaterial {
+            albedo: srgba(FLOOR_COLOR),
+            roughness: FLOOR_ROUGHNESS,
+            ..Default::default()
+        };
         Self {
             joints: Gm::new(
                 InstancedMesh::new(context, &empty, &CpuMesh::sphere(12)),
@@ -332,11 +359,34 @@ impl Shapes {
                 InstancedMesh::new(context, &empty, &CpuMesh::cylinder(4)),
                 grid_material,
             ),
+            floor: Gm::new(
+                Mesh::new(context, &CpuMesh::square()),
+                PhysicalMaterial::new_opaque(context, &floor_material),
+            ),
+            shadows: Gm::new(
+                InstancedMesh::new(context, &empty, &CpuMesh::circle(32)),
+                lit_like_the_floor(context),
+            ),
+            shadow_instances: Vec::new(),
             joint_instances: Vec::new(),
             bone_instances: Vec::new(),
             grid_instances: Vec::new(),
         }
     }
+}
+
+/// The floor's material, matte: no highlight that would read as a wet patch.
+const FLOOR_ROUGHNESS: f32 = 0.9;
+
+/// White and as matte as the floor: contact shadows are floor-coloured instances (darker),
+/// so a faint one blends into the floor around it.
+fn lit_like_the_floor(context: &Context) -> PhysicalMaterial {
+    let white = CpuMaterial {
+        albedo: Srgba::WHITE,
+        roughness: FLOOR_ROUGHNESS,
+        ..Default::default()
+    };
+    PhysicalMaterial::new_opaque(context, &white)
 }
 
 /// Whether [`ViewportRenderer::refill`] can update `vertices` vertices in place: three-d

@@ -1,0 +1,182 @@
+//! The Quality tab: the current clip's report, as `retarget-studio check` prints it, read at a
+//! glance: one row per measure with its figure and PASS or FAIL, the flags worst first, and
+//! the bones and limb segments that went furthest. The report itself is computed in the
+//! background (`app::quality_task`); this only draws it.
+
+use crate::app::quality_task::QualityResult;
+use crate::core::quality::{Measure, Report, Verdict};
+use eframe::egui;
+
+/// How many bones and segments the "worst" lists show.
+const WORST_SHOWN: usize = 5;
+
+pub const PASS_COLOR: egui::Color32 = egui::Color32::from_rgb(90, 190, 100);
+pub const FAIL_COLOR: egui::Color32 = egui::Color32::from_rgb(230, 85, 70);
+
+/// What the tab shows: the last report finished, whether it is for the document as it is
+/// now, and whether a newer one is being computed.
+pub struct QualityView<'a> {
+    pub result: Option<&'a QualityResult>,
+    pub current: bool,
+    pub busy: bool,
+}
+
+pub fn quality_ui(ui: &mut egui::Ui, view: &QualityView, clip: Option<&str>) {
+    ui.horizontal(|ui| {
+        ui.label(format!("Clip: {}", clip.unwrap_or("(none)")));
+        if view.busy || (view.result.is_some() && !view.current) {
+            ui.spinner();
+            ui.label("updating…");
+        }
+    });
+    match view.result {
+        None if view.busy => {
+            ui.label("Retargeting the whole clip to judge it…");
+        }
+        None => {
+            ui.label("No report: the quality needs a source clip.");
+        }
+        Some(Err(e)) => {
+            ui.colored_label(FAIL_COLOR, format!("No report: {e}"));
+        }
+        Some(Ok(report)) => {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| report_ui(ui, report));
+        }
+    }
+}
+
+fn report_ui(ui: &mut egui::Ui, r: &Report) {
+    let failed = r.verdicts.iter().filter(|v| !v.passed).count();
+    let (word, color) = if r.passed {
+        ("PASS", PASS_COLOR)
+    } else {
+        ("FAIL", FAIL_COLOR)
+    };
+    ui.horizontal(|ui| {
+        ui.heading(egui::RichText::new(word).color(color).strong());
+        ui.label(format!(
+            "{failed} of {} measures break their limits",
+            r.verdicts.len()
+        ));
+    });
+    verdicts_ui(ui, r);
+    if r.ground.is_none() {
+        ui.label("no contacts found: ground and skate not judged");
+    } else if r.skate.is_none() {
+        ui.label("no contacts of 3 frames or more found: skate not judged");
+    }
+    ui.label(format!(
+        "{} of {} frames break a limit (red in the strip under the timeline)",
+        r.bad_frames.len(),
+        r.frame_badness.len()
+    ));
+    ui.separator();
+    flags_ui(ui, r);
+    worst_bones_ui(ui, r);
+    worst_segments_ui(ui, r);
+    ui.separator();
+    egui::CollapsingHeader::new("The report as text").show(ui, |ui| {
+        if ui.button("Copy").clicked() {
+            ui.ctx().copy_text(r.to_text());
+        }
+        ui.add(egui::Label::new(egui::RichText::new(r.to_text()).monospace()).wrap());
+    });
+}
+
+/// One row per judged measure: name, PASS/FAIL, the judged figure and its limit; the
+/// sentence `check` prints is the row's tooltip.
+fn verdicts_ui(ui: &mut egui::Ui, r: &Report) {
+    egui::Grid::new("quality_verdicts")
+        .striped(true)
+        .num_columns(4)
+        .show(ui, |ui| {
+            for title in ["Measure", "Result", "Figure", "Limit"] {
+                ui.strong(title);
+            }
+            ui.end_row();
+            for v in &r.verdicts {
+                let figures = r.figures(v.measure);
+                ui.label(v.measure.label()).on_hover_text(&figures);
+                let (word, color) = if v.passed {
+                    ("PASS", PASS_COLOR)
+                } else {
+                    ("FAIL", FAIL_COLOR)
+                };
+                ui.label(egui::RichText::new(word).color(color).strong())
+                    .on_hover_text(&figures);
+                let (value, limit) = figure_and_limit(v);
+                ui.monospace(value).on_hover_text(&figures);
+                ui.monospace(limit);
+                ui.end_row();
+            }
+        });
+}
+
+/// A verdict's figure and limit in the measure's unit, short enough for a table cell.
+pub fn figure_and_limit(v: &Verdict) -> (String, String) {
+    let (value, limit) = (v.value, v.limit);
+    match v.measure {
+        Measure::SameRig => (format!("{value:.1e} of height"), format!("≤ {limit:.1e}")),
+        Measure::Direction => (format!("{value:.2}° mean"), format!("≤ {limit}°")),
+        Measure::Body => (format!("{value:.1e} of height"), format!("≤ {limit:.1e}")),
+        Measure::Pelvis => (format!("{value:+.3} leg lengths"), format!("± {limit}")),
+        Measure::Ground => (format!("{value:+.1} mm"), format!("± {limit} mm")),
+        Measure::Skate => (format!("{value:+.1} mm"), format!("≤ +{limit} mm")),
+    }
+}
+
+fn flags_ui(ui: &mut egui::Ui, r: &Report) {
+    ui.strong("Flags, worst first");
+    if r.flags.is_empty() {
+        ui.label("none: every measure keeps its limit");
+    }
+    for flag in &r.flags {
+        ui.add(egui::Label::new(egui::RichText::new(&flag.message).color(FAIL_COLOR)).wrap());
+    }
+}
+
+fn worst_bones_ui(ui: &mut egui::Ui, r: &Report) {
+    ui.add_space(4.0);
+    ui.strong("Bones that change length most (body)");
+    if r.body.per_bone.is_empty() {
+        ui.label("no bone is judged rigid");
+        return;
+    }
+    egui::Grid::new("quality_worst_bones")
+        .striped(true)
+        .show(ui, |ui| {
+            for title in ["Bone", "Change (of height)", "Frame"] {
+                ui.label(title);
+            }
+            ui.end_row();
+            for b in r.body.per_bone.iter().take(WORST_SHOWN) {
+                ui.label(&b.bone);
+                ui.monospace(format!("{:.1e}", b.change));
+                ui.monospace(b.frame.to_string());
+                ui.end_row();
+            }
+        });
+}
+
+fn worst_segments_ui(ui: &mut egui::Ui, r: &Report) {
+    let Some(d) = &r.direction else { return };
+    ui.add_space(4.0);
+    ui.strong("Limbs that point furthest off the source (direction)");
+    egui::Grid::new("quality_worst_segments")
+        .striped(true)
+        .show(ui, |ui| {
+            for title in ["Segment", "Mean", "Max"] {
+                ui.label(title);
+            }
+            ui.end_row();
+            for s in d.per_segment.iter().take(WORST_SHOWN) {
+                // The segment's name has an arrow the default fonts lack.
+                ui.label(s.segment.replace('→', " > "));
+                ui.monospace(format!("{:.2}°", s.mean_deg));
+                ui.monospace(format!("{:.2}°", s.max_deg));
+                ui.end_row();
+            }
+        });
+}

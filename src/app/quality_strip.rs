@@ -1,0 +1,140 @@
+//! The strip under the timeline: one slice per output frame of the quality report, green
+//! where the retarget is fine, red where it breaks a limit, with the current frame marked.
+//! Slices sit where their frame's time sits on the scrubber's rail above, so the handle and
+//! the marker line up; a click or drag on the strip scrubs too.
+
+use super::timeline::{ClipInfo, Playback};
+use eframe::egui;
+
+/// Height of the strip in points.
+const STRIP_HEIGHT: f32 = 10.0;
+
+/// One frame's slice: its horizontal span on screen and its colour.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StripCell {
+    pub frame: usize,
+    pub x: egui::Rangef,
+    pub color: egui::Color32,
+}
+
+/// The strip as last drawn: one cell per frame of the report, and the current time's x.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strip {
+    pub cells: Vec<StripCell>,
+    pub marker_x: f32,
+    pub rect: egui::Rect,
+}
+
+/// Green (0, fine) through yellow to red (1 and above, a limit broken there).
+pub fn badness_color(badness: f32) -> egui::Color32 {
+    let green = egui::Color32::from_rgb(60, 170, 80);
+    let yellow = egui::Color32::from_rgb(225, 195, 60);
+    let red = egui::Color32::from_rgb(225, 60, 50);
+    let b = if badness.is_finite() {
+        badness.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    if b < 0.5 {
+        green.lerp_to_gamma(yellow, b * 2.0)
+    } else {
+        yellow.lerp_to_gamma(red, (b - 0.5) * 2.0)
+    }
+}
+
+/// One slice per frame along `rail`: frame k of n sits at k/(n-1) of the clip, so its slice
+/// runs half a frame either side of that (the first and last are half slices).
+pub fn strip_cells(badness: &[f32], rail: egui::Rangef) -> Vec<StripCell> {
+    let n = badness.len();
+    let at = |k: f32| {
+        let t = if n > 1 { k / (n - 1) as f32 } else { 0.5 };
+        rail.min + t.clamp(0.0, 1.0) * rail.span()
+    };
+    badness
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| StripCell {
+            frame: k,
+            x: egui::Rangef::new(at(k as f32 - 0.5), at(k as f32 + 0.5)),
+            color: badness_color(b),
+        })
+        .collect()
+}
+
+/// Draws the strip under a rail spanning `rail` (x, in points): the report's slices, or an
+/// empty bar while there is none, and the current time's marker. Clicking or dragging on it
+/// moves the time (and pauses).
+pub fn strip_ui(
+    ui: &mut egui::Ui,
+    rail: egui::Rangef,
+    badness: Option<&[f32]>,
+    playback: &mut Playback,
+    clip: &ClipInfo,
+) -> Strip {
+    let (row, response) = ui.allocate_exact_size(
+        egui::vec2(ui.available_width(), STRIP_HEIGHT),
+        egui::Sense::click_and_drag(),
+    );
+    let rect = egui::Rect::from_x_y_ranges(rail, row.y_range());
+    let duration = clip.duration_secs.max(1e-6);
+    if let Some(p) = response.interact_pointer_pos() {
+        let t = ((p.x - rail.min) / rail.span().max(1e-3)).clamp(0.0, 1.0);
+        playback.time_secs = t * clip.duration_secs;
+        playback.playing = false;
+    }
+    let cells = badness.map_or_else(Vec::new, |b| strip_cells(b, rail));
+    let marker_x = rail.min + (playback.time_secs / duration).clamp(0.0, 1.0) * rail.span();
+    let painter = ui.painter_at(row);
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    for cell in &cells {
+        let r = egui::Rect::from_x_y_ranges(cell.x, rect.y_range());
+        painter.rect_filled(r, 0.0, cell.color);
+    }
+    let stroke = egui::Stroke::new(2.0, ui.visuals().strong_text_color());
+    painter.vline(marker_x, row.y_range().expand(1.0), stroke);
+    let bad = cells
+        .iter()
+        .filter(|c| c.color == badness_color(1.0))
+        .count();
+    let tip = match badness {
+        Some(b) => format!(
+            "Quality per frame: {bad} of {} frames break a limit (red); click to go there",
+            b.len()
+        ),
+        None => "Quality per frame: being computed".to_owned(),
+    };
+    response.on_hover_text(tip);
+    Strip {
+        cells,
+        marker_x,
+        rect,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_cell_per_frame_tiling_the_rail() {
+        let rail = egui::Rangef::new(100.0, 500.0);
+        let cells = strip_cells(&[0.0, 0.2, 1.0, 0.0, 0.6], rail);
+        assert_eq!(cells.len(), 5);
+        assert_eq!(cells[0].x.min, 100.0);
+        assert_eq!(cells[4].x.max, 500.0);
+        for pair in cells.windows(2) {
+            assert!((pair[0].x.max - pair[1].x.min).abs() < 1e-4);
+        }
+        // Frame 2 of 5 is the middle of the clip, and so of the rail.
+        assert!((cells[2].x.center() - 300.0).abs() < 1e-4);
+        assert_eq!(cells[2].color, badness_color(1.0));
+    }
+
+    #[test]
+    fn colours_go_from_green_to_red() {
+        let (g, r) = (badness_color(0.0), badness_color(1.0));
+        assert!(g.g() > g.r() && r.r() > r.g());
+        assert_eq!(badness_color(7.0), r);
+        assert_eq!(badness_color(f32::NAN), r);
+    }
+}

@@ -1,0 +1,63 @@
+//! The quality report of the current clip in the editor: kept up to date in the background
+//! as the document and clip change, shown by the Quality tab and the strip under the
+//! timeline.
+
+use super::StudioApp;
+use crate::app::quality_strip::strip_ui;
+use crate::app::quality_task::QualityKey;
+use crate::core::quality::Report;
+use eframe::egui;
+
+impl StudioApp {
+    /// The document revision and clip the report must be for now.
+    pub(super) fn quality_key(&self) -> Option<QualityKey> {
+        self.doc.session.as_ref()?;
+        Some((self.doc.revision, self.clip.clone()?))
+    }
+
+    /// Starts a report when the document or the clip changed (one at a time: an edit made
+    /// while one runs is caught up when it ends). A screenshot waits for it, so that the
+    /// image shows the report and not "computing".
+    pub(super) fn update_quality(&mut self, ctx: &egui::Context) {
+        let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) else {
+            return;
+        };
+        self.quality.request(session, key, ctx);
+        if self.screenshot.is_some() {
+            self.quality.wait();
+            // The report may have been for an older key; ask again, and wait again.
+            if let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) {
+                self.quality.request(session, key, ctx);
+                self.quality.wait();
+            }
+        }
+    }
+
+    /// The last report finished (possibly for an earlier revision, while a newer one is
+    /// being computed); `None` before the first or when it failed.
+    pub fn quality_report(&self) -> Option<&Report> {
+        let (result, _) = self.quality.latest(None)?;
+        result.as_deref().ok()
+    }
+
+    /// True while a report is being computed in the background.
+    pub fn quality_busy(&self) -> bool {
+        self.quality.busy()
+    }
+
+    /// Blocks until the report being computed is done (tests).
+    pub fn wait_for_quality(&mut self) {
+        self.quality.wait();
+    }
+
+    /// The strip under the timeline's rail, from the last report for this clip.
+    pub(super) fn quality_strip_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
+        let Some(info) = self.clip_info() else { return };
+        let badness = self
+            .quality
+            .latest_for_clip(self.clip.as_deref())
+            .map(|r| r.frame_badness.as_slice());
+        let strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
+        self.strip = Some(strip);
+    }
+}
