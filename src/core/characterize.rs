@@ -138,11 +138,11 @@ pub fn attach(skeleton: &Skeleton, attachments: &[Attachment], reference: &mut R
         let world = world_matrices_with(skeleton, &reference.locals, reference.container);
         let parent = skeleton.parents()[a.effector].map_or(reference.container, |p| world[p]);
         let local = parent.inverse() * world[a.anchor] * a.offset;
-        let (scale, rotation, translation) = local.to_scale_rotation_translation();
-        if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+        // Only its place: the effector keeps its own turn, so a foot laid flat on the floor
+        // stays flat when its shin is straightened above it.
+        let translation = local.w_axis.truncate();
+        if translation.is_finite() {
             reference.locals.translations[a.effector] = translation;
-            reference.locals.rotations[a.effector] = rotation.normalize();
-            reference.locals.scales[a.effector] = scale;
         }
     }
 }
@@ -204,14 +204,15 @@ fn bone_turn(
     positions: &[Vec3],
     joint: usize,
     rule: &Rule,
+    pre: Quat,
 ) -> Option<Quat> {
     let next = labelled_below(skeleton, labels, positions, joint, rule.next)?;
-    let mut along = positions[next] - positions[joint];
+    let mut along = pre * (positions[next] - positions[joint]);
     if rule.yaw_only {
         along.y = 0.0;
     }
     let along = along.try_normalize()?;
-    let mut turn = Quat::from_rotation_arc(along, rule.direction);
+    let mut turn = Quat::from_rotation_arc(along, rule.direction) * pre;
     if let Some((left, right, side)) = rule.sides {
         let pick = |bones| labelled_below(skeleton, labels, positions, joint, bones);
         if let (Some(l), Some(r)) = (pick(left), pick(right)) {
@@ -238,6 +239,10 @@ pub fn canonical_offsets(
 ) -> Vec<(usize, Quat)> {
     let attached = attachments(skeleton, labels);
     attach(skeleton, &attached, reference);
+    let base: Vec<Quat> = world_matrices_with(skeleton, &reference.locals, reference.container)
+        .iter()
+        .map(|m| rotation_of(*m))
+        .collect();
     let mut offsets = Vec::new();
     for joint in 0..skeleton.len().min(labels.len()) {
         let Some(rule) = labels[joint].and_then(rule) else {
@@ -245,7 +250,16 @@ pub fn canonical_offsets(
         };
         let world = world_matrices_with(skeleton, &reference.locals, reference.container);
         let positions: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
-        let Some(turn) = bone_turn(skeleton, labels, &positions, joint, &rule) else {
+        // A foot first takes back the turn its straightened leg gave it: it stood flat on
+        // the floor, and only its heading is the rig's pose.
+        let pre = if rule.yaw_only {
+            (base[joint] * rotation_of(world[joint]).inverse()).normalize()
+        } else {
+            Quat::IDENTITY
+        };
+        let turn = bone_turn(skeleton, labels, &positions, joint, &rule, pre)
+            .or(rule.yaw_only.then_some(pre));
+        let Some(turn) = turn else {
             continue;
         };
         if turn.angle_between(Quat::IDENTITY) < 1e-5 {

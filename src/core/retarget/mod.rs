@@ -5,6 +5,7 @@
 //! rotation `Pt` of this frame so unmapped bones in between keep their reference pose.
 
 mod clip;
+mod feet;
 mod plan;
 pub(crate) mod root;
 
@@ -61,6 +62,9 @@ pub struct Retargeter {
     roots: Vec<RootSolve>,
     follows: Vec<FollowSolve>,
     same_rig: bool,
+    feet: Vec<feet::FootFit>,
+    /// The source's height in its reference pose (contacts are measured against it).
+    source_height: f32,
     // Scratch, reused every frame.
     source_world: Vec<Quat>,
     target_world: Vec<Quat>,
@@ -108,6 +112,13 @@ impl Retargeter {
         let tgt_ref = SideReference::new(target_world.clone());
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
         let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let feet = foot_fits(map, &rotations, &src_ref);
+        let (lo, hi) = src_ref
+            .positions
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+                (lo.min(p.y), hi.max(p.y))
+            });
         let moved = |p: &&crate::core::BonePair| p.translation != TranslationMode::None;
         let roots = map
             .pairs()
@@ -145,6 +156,8 @@ impl Retargeter {
             roots,
             follows,
             same_rig: false,
+            feet,
+            source_height: (hi - lo).max(1e-6),
             source_world: vec![Quat::IDENTITY; source.len()],
             target_world: vec![Quat::IDENTITY; target.len()],
         })
@@ -237,6 +250,7 @@ impl Retargeter {
     /// so a clip whose rest pose floats or sinks still lands its feet on the target's floor.
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
         let container = glam::Mat4::from(self.source_container);
+        self.fit_feet(source, container, clip);
         for r in &mut self.roots {
             if let Some(floor) = r.clip_floor(source, container, clip) {
                 r.source_floor = floor;
@@ -244,6 +258,39 @@ impl Retargeter {
                     r.target_floor = floor;
                 }
             }
+        }
+    }
+
+    /// Each foot's neutral pitch from the clip's planted frames (`feet`).
+    fn fit_feet(&mut self, source: &Skeleton, container: glam::Mat4, clip: &Clip) {
+        if self.feet.is_empty() {
+            return;
+        }
+        let frames = clip.frame_count().clamp(2, 2000);
+        let dt = clip.duration_secs() / (frames - 1) as f32;
+        let rest = Pose::rest(source);
+        let mut pose = rest.clone();
+        let mut world = vec![glam::Mat4::IDENTITY; source.len()];
+        let mut turns = vec![Vec::with_capacity(frames); self.feet.len()];
+        let positions: Vec<Vec<Vec3>> = (0..frames)
+            .map(|k| {
+                pose.copy_from(&rest);
+                clip.sample(clip.start_secs() + k as f32 * dt, &mut pose);
+                pose.world_matrices_under(source, container, &mut world);
+                for (fit, turns) in self.feet.iter().zip(&mut turns) {
+                    turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));
+                }
+                world.iter().map(|m| m.w_axis.truncate()).collect()
+            })
+            .collect();
+        for (fit, turns) in self.feet.iter().zip(&turns) {
+            let offset = fit
+                .fitted_offset(&positions, turns, self.source_height, dt)
+                .unwrap_or(fit.offset);
+            self.rotations[fit.target] = RotationSolve::Mapped {
+                source: fit.source_foot,
+                offset,
+            };
         }
     }
 
@@ -277,4 +324,32 @@ impl Retargeter {
             .chain(self.roots.iter().map(|r| r.target))
             .chain(self.follows.iter().map(|f| f.target))
     }
+}
+
+/// The mapped feet, whose neutral tilt each clip fits.
+fn foot_fits(
+    map: &BoneMap,
+    rotations: &[RotationSolve],
+    src_ref: &SideReference,
+) -> Vec<feet::FootFit> {
+    use crate::core::HumanBone::{LeftFoot, RightFoot};
+    map.pairs()
+        .iter()
+        .filter(|p| matches!(p.bone, Some(LeftFoot | RightFoot)))
+        .filter_map(|p| {
+            let RotationSolve::Mapped {
+                source: foot,
+                offset,
+            } = rotations[p.target]
+            else {
+                return None;
+            };
+            Some(feet::FootFit {
+                target: p.target,
+                source_foot: foot,
+                source_reference: src_ref.rotations[foot],
+                offset,
+            })
+        })
+        .collect()
 }
