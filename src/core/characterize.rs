@@ -118,7 +118,7 @@ pub fn attachments(skeleton: &Skeleton, labels: &[Option<HumanBone>]) -> Vec<Att
     (0..skeleton.len().min(labels.len()))
         .filter_map(|effector| {
             let anchor = find(chain_parent(labels[effector]?)?)?;
-            if is_ancestor(skeleton, anchor, effector) {
+            if skeleton.is_ancestor(anchor, effector) {
                 return None;
             }
             Some(Attachment {
@@ -145,17 +145,6 @@ pub fn attach(skeleton: &Skeleton, attachments: &[Attachment], reference: &mut R
             reference.locals.translations[a.effector] = translation;
         }
     }
-}
-
-fn is_ancestor(skeleton: &Skeleton, ancestor: usize, joint: usize) -> bool {
-    let mut at = skeleton.parents()[joint];
-    while let Some(j) = at {
-        if j == ancestor {
-            return true;
-        }
-        at = skeleton.parents()[j];
-    }
-    false
 }
 
 /// The first descendant of `joint` (or effector attached below it) labelled with one of

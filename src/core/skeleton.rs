@@ -185,6 +185,18 @@ impl Skeleton {
             .collect()
     }
 
+    /// Whether `ancestor` hangs above `joint` (a joint is not its own ancestor).
+    pub fn is_ancestor(&self, ancestor: usize, joint: usize) -> bool {
+        let mut at = self.parents[joint];
+        while let Some(j) = at {
+            if j == ancestor {
+                return true;
+            }
+            at = self.parents[j];
+        }
+        false
+    }
+
     pub fn children(&self, joint: usize) -> impl Iterator<Item = usize> + '_ {
         self.parents
             .iter()

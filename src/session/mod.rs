@@ -8,6 +8,7 @@ mod side;
 
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
+pub use quality::JUDGED_SEGMENTS;
 
 pub use side::{Side, SideRole};
 

@@ -60,6 +60,21 @@ fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> 
     }
 }
 
+/// The limb segments whose directions are judged: upper arms, forearms, thighs and shins.
+pub const JUDGED_SEGMENTS: [(HumanBone, HumanBone); 8] = {
+    use HumanBone::*;
+    [
+        (LeftUpperArm, LeftLowerArm),
+        (RightUpperArm, RightLowerArm),
+        (LeftLowerArm, LeftHand),
+        (RightLowerArm, RightHand),
+        (LeftUpperLeg, LeftLowerLeg),
+        (RightUpperLeg, RightLowerLeg),
+        (LeftLowerLeg, LeftFoot),
+        (RightLowerLeg, RightFoot),
+    ]
+};
+
 /// The joints judge compares: hips, feet and the limb segments, from the map's labels.
 fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
     use HumanBone::*;
@@ -76,26 +91,17 @@ fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
         .filter_map(pair)
         .map(|(a, b)| FootPair { a, b })
         .collect();
-    let segments = [
-        (LeftUpperArm, LeftLowerArm),
-        (RightUpperArm, RightLowerArm),
-        (LeftLowerArm, LeftHand),
-        (RightLowerArm, RightHand),
-        (LeftUpperLeg, LeftLowerLeg),
-        (RightUpperLeg, RightLowerLeg),
-        (LeftLowerLeg, LeftFoot),
-        (RightLowerLeg, RightFoot),
-    ]
-    .into_iter()
-    .filter_map(|(from, to)| {
-        let (f, t) = (pair(from)?, pair(to)?);
-        Some(SegmentPair {
-            name: format!("{}→{}", from.as_str(), to.as_str()),
-            a: (f.0, t.0),
-            b: (f.1, t.1),
+    let segments = JUDGED_SEGMENTS
+        .into_iter()
+        .filter_map(|(from, to)| {
+            let (f, t) = (pair(from)?, pair(to)?);
+            Some(SegmentPair {
+                name: format!("{}→{}", from.as_str(), to.as_str()),
+                a: (f.0, t.0),
+                b: (f.1, t.1),
+            })
         })
-    })
-    .collect();
+        .collect();
     let same_rig = if session.same_rig() {
         (0..a.joints())
             .filter_map(|j| Some((j, b.joint(&a.names[j])?)))

@@ -85,17 +85,23 @@ fn per_foot(names: &[String], values: &[Vec<f64>]) -> Vec<FootFigure> {
     names.iter().zip(values).map(figure).collect()
 }
 
+/// Each foot's figures, and all of them in one list.
+fn figures_of<T>(samples: &[Vec<(T, f64)>]) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let values: Vec<Vec<f64>> = samples
+        .iter()
+        .map(|s| s.iter().map(|x| x.1).collect())
+        .collect();
+    let all = values.concat();
+    (values, all)
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// The summary of ground samples; `None` when no frame was planted.
 pub(super) fn ground_figures(names: &[String], samples: &GroundSamples) -> Option<GroundFigures> {
-    let values: Vec<Vec<f64>> = samples
-        .iter()
-        .map(|s| s.iter().map(|x| x.1).collect())
-        .collect();
-    let all: Vec<f64> = values.concat();
+    let (values, all) = figures_of(samples);
     if all.is_empty() {
         return None;
     }
@@ -113,11 +119,7 @@ pub(super) fn ground_figures(names: &[String], samples: &GroundSamples) -> Optio
 
 /// The summary of skate samples; `None` when the source has no contact.
 pub(super) fn skate_figures(names: &[String], samples: &SkateSamples) -> Option<SkateFigures> {
-    let values: Vec<Vec<f64>> = samples
-        .iter()
-        .map(|s| s.iter().map(|x| x.1).collect())
-        .collect();
-    let all: Vec<f64> = values.concat();
+    let (values, all) = figures_of(samples);
     if all.is_empty() {
         return None;
     }

@@ -60,6 +60,8 @@ pub struct Retargeter {
     rotations: Vec<RotationSolve>,
     translations: Vec<TranslationSolve>,
     roots: Vec<RootSolve>,
+    /// Per target joint, the root solve whose pelvis it is (looked up every frame).
+    root_at: Vec<Option<usize>>,
     follows: Vec<FollowSolve>,
     same_rig: bool,
     feet: Vec<feet::FootFit>,
@@ -126,7 +128,11 @@ impl Retargeter {
             .filter(moved)
             .filter(|p| p.translation != TranslationMode::Copy)
             .map(|p| RootSolve::new(p, map, (source, &source_world), (target, &target_world)))
-            .collect();
+            .collect::<Vec<_>>();
+        let mut root_at = vec![None; target.len()];
+        for (k, r) in roots.iter().enumerate() {
+            root_at[r.pelvis()] = Some(k);
+        }
         let translations = map
             .pairs()
             .iter()
@@ -153,6 +159,7 @@ impl Retargeter {
             target_reference: target_reference.locals.clone(),
             rotations,
             translations,
+            root_at,
             roots,
             follows,
             same_rig: false,
@@ -211,8 +218,8 @@ impl Retargeter {
                     low.slerp(high, fraction) * reference_world
                 }
             };
-            let world = match self.roots.iter().find(|r| r.pelvis() == i) {
-                Some(r) => r.hip_line_turn(self.source_container, source, world),
+            let world = match self.root_at[i] {
+                Some(k) => self.roots[k].hip_line_turn(self.source_container, source, world),
                 None => world,
             };
             self.target_world[i] = world;
@@ -246,51 +253,32 @@ impl Retargeter {
 }
 
 impl Retargeter {
-    /// Puts the source's floor where `clip`'s feet stand (its lower foot's low percentile),
-    /// so a clip whose rest pose floats or sinks still lands its feet on the target's floor.
+    /// Fits the solve to `clip`, sampled once: the source's floor where its feet stand (the
+    /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
+    /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
-        let container = glam::Mat4::from(self.source_container);
-        self.fit_feet(source, container, clip);
-        for r in &mut self.roots {
-            if let Some(floor) = r.clip_floor(source, container, clip) {
-                r.source_floor = floor;
-                if self.same_rig {
-                    r.target_floor = floor;
-                }
-            }
-        }
-    }
-
-    /// Each foot's neutral pitch from the clip's planted frames (`feet`).
-    fn fit_feet(&mut self, source: &Skeleton, container: glam::Mat4, clip: &Clip) {
-        if self.feet.is_empty() {
-            return;
-        }
-        let frames = clip.frame_count().clamp(2, 2000);
-        let dt = clip.duration_secs() / (frames - 1) as f32;
-        let rest = Pose::rest(source);
-        let mut pose = rest.clone();
-        let mut world = vec![glam::Mat4::IDENTITY; source.len()];
-        let mut turns = vec![Vec::with_capacity(frames); self.feet.len()];
-        let positions: Vec<Vec<Vec3>> = (0..frames)
-            .map(|k| {
-                pose.copy_from(&rest);
-                clip.sample(clip.start_secs() + k as f32 * dt, &mut pose);
-                pose.world_matrices_under(source, container, &mut world);
-                for (fit, turns) in self.feet.iter().zip(&mut turns) {
-                    turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));
-                }
-                world.iter().map(|m| m.w_axis.truncate()).collect()
-            })
-            .collect();
-        for (fit, turns) in self.feet.iter().zip(&turns) {
+        let sampled = SampledClip::new(
+            source,
+            glam::Mat4::from(self.source_container),
+            clip,
+            &self.feet,
+        );
+        for (fit, turns) in self.feet.iter().zip(&sampled.foot_turns) {
             let offset = fit
-                .fitted_offset(&positions, turns, self.source_height, dt)
+                .fitted_offset(&sampled.positions, turns, self.source_height, sampled.dt)
                 .unwrap_or(fit.offset);
             self.rotations[fit.target] = RotationSolve::Mapped {
                 source: fit.source_foot,
                 offset,
             };
+        }
+        for r in &mut self.roots {
+            if let Some(floor) = r.clip_floor(&sampled.positions) {
+                r.source_floor = floor;
+                if self.same_rig {
+                    r.target_floor = floor;
+                }
+            }
         }
     }
 
@@ -352,4 +340,39 @@ fn foot_fits(
             })
         })
         .collect()
+}
+
+/// A source clip sampled once for what `fit_clip` fits: world joint positions per frame and
+/// each fitted foot's world rotation.
+struct SampledClip {
+    positions: Vec<Vec<Vec3>>,
+    foot_turns: Vec<Vec<Quat>>,
+    dt: f32,
+}
+
+impl SampledClip {
+    fn new(source: &Skeleton, container: glam::Mat4, clip: &Clip, feet: &[feet::FootFit]) -> Self {
+        let frames = clip.frame_count().clamp(2, 2000);
+        let dt = clip.duration_secs() / (frames - 1) as f32;
+        let rest = Pose::rest(source);
+        let mut pose = rest.clone();
+        let mut world = vec![glam::Mat4::IDENTITY; source.len()];
+        let mut foot_turns = vec![Vec::with_capacity(frames); feet.len()];
+        let positions = (0..frames)
+            .map(|k| {
+                pose.copy_from(&rest);
+                clip.sample(clip.start_secs() + k as f32 * dt, &mut pose);
+                pose.world_matrices_under(source, container, &mut world);
+                for (fit, turns) in feet.iter().zip(&mut foot_turns) {
+                    turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));
+                }
+                world.iter().map(|m| m.w_axis.truncate()).collect()
+            })
+            .collect();
+        Self {
+            positions,
+            foot_turns,
+            dt,
+        }
+    }
 }

@@ -125,7 +125,7 @@ fn chain_driver(
     while let Some(parent) = source.parents()[at] {
         let length = src_ref.positions[at].distance(src_ref.positions[parent]);
         if length > 1e-6 {
-            let on_path = parent == s || is_ancestor(source, s, parent);
+            let on_path = parent == s || source.is_ancestor(s, parent);
             return if on_path { parent } else { s };
         }
         if parent == s {
@@ -134,17 +134,6 @@ fn chain_driver(
         at = parent;
     }
     s
-}
-
-fn is_ancestor(skeleton: &Skeleton, ancestor: usize, joint: usize) -> bool {
-    let mut at = skeleton.parents()[joint];
-    while let Some(j) = at {
-        if j == ancestor {
-            return true;
-        }
-        at = skeleton.parents()[j];
-    }
-    false
 }
 
 /// For an unmapped target joint with a mapped ancestor below and a mapped descendant that
@@ -289,8 +278,7 @@ pub(super) fn follow_solves(
         });
         // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
         // hand) is a rig's shape, not a detached part: following would stretch the bone.
-        let within_limb = target_parent
-            .is_some_and(|tp| crate::core::retarget::root::is_ancestor_of(target, tp, anchor));
+        let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
         if target_parent == Some(anchor) || anchor == pair.target || within_limb {
             continue;
         }

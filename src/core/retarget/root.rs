@@ -14,7 +14,6 @@
 
 use super::plan::chain_to_root;
 use crate::core::HumanBone;
-use crate::core::clip::Clip;
 use crate::core::mapping::{BoneMap, BonePair, TranslationMode};
 use crate::core::pose::Pose;
 use crate::core::skeleton::Skeleton;
@@ -80,18 +79,6 @@ impl Legs {
         };
         joints.map(|p| p.y).fold(f32::INFINITY, f32::min)
     }
-}
-
-/// Whether `ancestor` is above `joint` in `skeleton`.
-pub(crate) fn is_ancestor_of(skeleton: &Skeleton, ancestor: usize, joint: usize) -> bool {
-    let mut at = skeleton.parents()[joint];
-    while let Some(j) = at {
-        if j == ancestor {
-            return true;
-        }
-        at = skeleton.parents()[j];
-    }
-    false
 }
 
 /// Lowest common ancestor of `joints` (a joint counts as its own ancestor).
@@ -298,33 +285,14 @@ impl RootSolve {
         target.translations[j] = parent.inverse().transform_point3(pelvis_world);
     }
 
-    /// The floor of a source clip: the lowest height its feet reach (the rule judge and
-    /// `check` measure contacts against).
-    pub fn clip_floor(&self, source: &Skeleton, container: Mat4, clip: &Clip) -> Option<f32> {
-        if self.source_feet.is_empty() {
-            return None;
-        }
-        let mut pose = Pose::rest(source);
-        let rest = Pose::rest(source);
-        let mut world = vec![Mat4::IDENTITY; source.len()];
-        let frames = clip.frame_count().clamp(2, 2000);
-        let step = clip.duration_secs() / (frames - 1) as f32;
-        let lows: Vec<f32> = (0..frames)
-            .map(|k| {
-                pose.copy_from(&rest);
-                clip.sample(clip.start_secs() + k as f32 * step, &mut pose);
-                pose.world_matrices_under(source, container, &mut world);
-                self.source_feet
-                    .iter()
-                    .map(|&f| world[f].w_axis.y)
-                    .fold(f32::INFINITY, f32::min)
-            })
+    /// The floor of a source clip: the lowest height its feet reach over `frames` (world
+    /// positions per frame; the rule judge and `check` measure contacts against).
+    pub fn clip_floor(&self, frames: &[Vec<Vec3>]) -> Option<f32> {
+        frames
+            .iter()
+            .flat_map(|w| self.source_feet.iter().map(move |&f| w[f].y))
             .filter(|y| y.is_finite())
-            .collect();
-        if lows.is_empty() {
-            return None;
-        }
-        lows.into_iter().reduce(f32::min)
+            .reduce(f32::min)
     }
 }
 

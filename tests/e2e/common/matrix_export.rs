@@ -28,22 +28,13 @@ pub fn judge_spec(session: &Session) -> Option<Value> {
         ))
     };
     let (ll, rl) = (names(LeftUpperLeg)?, names(RightUpperLeg)?);
-    let segments: Vec<Value> = [
-        (LeftUpperArm, LeftLowerArm),
-        (RightUpperArm, RightLowerArm),
-        (LeftLowerArm, LeftHand),
-        (RightLowerArm, RightHand),
-        (LeftUpperLeg, LeftLowerLeg),
-        (RightUpperLeg, RightLowerLeg),
-        (LeftLowerLeg, LeftFoot),
-        (RightLowerLeg, RightFoot),
-    ]
-    .into_iter()
-    .filter_map(|(a, b)| {
-        let (a, b) = (names(a)?, names(b)?);
-        Some(json!([[a.0, b.0], [a.1, b.1]]))
-    })
-    .collect();
+    let segments: Vec<Value> = retarget_studio::session::JUDGED_SEGMENTS
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let (a, b) = (names(a)?, names(b)?);
+            Some(json!([[a.0, b.0], [a.1, b.1]]))
+        })
+        .collect();
     let feet: Vec<Value> = [LeftFoot, RightFoot]
         .into_iter()
         .filter_map(names)
