@@ -22,6 +22,8 @@ pub fn run(args: &MapArgs) -> anyhow::Result<String> {
         &args.sides.import_options(),
     )?;
     let mut out = table(&session);
+    out.push('\n');
+    out.push_str(&super::chains::chains_table(&session));
     if let Some(path) = &args.out {
         let bytes = session.to_project().save(path)?;
         let _ = writeln!(out, "wrote {} ({bytes} bytes)", path.display());

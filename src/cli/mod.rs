@@ -1,5 +1,6 @@
 //! The headless commands, on core, io and the session only.
 
+pub mod chains;
 pub mod check;
 pub mod dump;
 pub mod inspect;

@@ -31,16 +31,23 @@ pub enum TranslationMode {
     InPlace,
 }
 
-/// How a pair was made.
+/// How a pair was made: the rule `core::automap` used, or the way its humanoid labels were
+/// found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MapMethod {
-    /// From a VRM humanoid table.
+    /// Both joints have the same name.
+    ExactName,
+    /// The names agree once case, separators, side markers and prefixes are taken out.
+    SimilarName,
+    /// Humanoid label from a VRM humanoid table.
     Table,
-    /// From joint names.
+    /// Humanoid label from joint names.
     Name,
-    /// From the skeleton's shape.
+    /// Humanoid label from the skeleton's shape.
     Topology,
+    /// From the chain skeletons' limb tags (`core::chains`).
+    Chain,
     /// Set by hand.
     #[default]
     Hand,
@@ -49,9 +56,12 @@ pub enum MapMethod {
 impl MapMethod {
     pub fn name(self) -> &'static str {
         match self {
+            MapMethod::ExactName => "exact name",
+            MapMethod::SimilarName => "similar name",
             MapMethod::Table => "table",
             MapMethod::Name => "name",
             MapMethod::Topology => "topology",
+            MapMethod::Chain => "chain",
             MapMethod::Hand => "hand",
         }
     }
@@ -92,10 +102,20 @@ pub struct SideLabel {
     pub confidence: f32,
 }
 
+/// A leg of a rig without humanoid legs, top to foot on each side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LegPair {
+    pub source: Vec<usize>,
+    pub target: Vec<usize>,
+}
+
 /// Pairs of joints, at most one source per target joint.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BoneMap {
     pairs: Vec<BonePair>,
+    /// Legs found by chain tags where no humanoid legs are mapped (a fox): the root
+    /// motion's floor and scale come from them. Rebuilt from the chain skeletons on load.
+    legs: Vec<LegPair>,
 }
 
 impl BoneMap {
@@ -153,45 +173,12 @@ impl BoneMap {
         Self::new(pairs)
     }
 
-    /// Pairs each target joint the labels left unmapped with the source joint of exactly
-    /// its name (the same rig on both sides: fingers, helpers and props then follow too).
-    /// A leaf joint hung from a root of the same name (an IK target or pole) takes the
-    /// source's translation as well, since its place is its motion.
-    pub fn add_same_names(
-        &mut self,
-        source: (&[String], &[Option<usize>]),
-        target: (&[String], &[Option<usize>]),
-    ) {
-        for (t, name) in target.0.iter().enumerate() {
-            let Some(s) = source.0.iter().position(|n| n == name) else {
-                continue;
-            };
-            let labelled = self.for_target(t).cloned();
-            if labelled.as_ref().is_some_and(|p| p.source != s) {
-                continue;
-            }
-            let root_parent = |(names, parents): (&[String], &[Option<usize>]), j: usize| {
-                parents[j]
-                    .filter(|&p| parents[p].is_none())
-                    .map(|p| names[p].clone())
-            };
-            let leaf = !target.1.contains(&Some(t));
-            let hung_from_root =
-                leaf && root_parent(source, s).is_some_and(|p| Some(p) == root_parent(target, t));
-            let pair = labelled.unwrap_or(BonePair {
-                method: MapMethod::Name,
-                confidence: 0.9,
-                ..BonePair::new(s, t)
-            });
-            if hung_from_root && pair.translation == TranslationMode::None {
-                self.insert(BonePair {
-                    translation: TranslationMode::Copy,
-                    ..pair
-                });
-            } else {
-                self.insert(pair);
-            }
-        }
+    pub fn set_legs(&mut self, legs: Vec<LegPair>) {
+        self.legs = legs;
+    }
+
+    pub fn legs(&self) -> &[LegPair] {
+        &self.legs
     }
 
     pub fn pairs(&self) -> &[BonePair] {

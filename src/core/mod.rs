@@ -22,6 +22,8 @@ pub use mapping::{BoneMap, BonePair, MapMethod, RotationMode, SideLabel, Transla
 pub use reference::{ContainerEdit, PoseSource, ReferencePose};
 pub use retarget::{RetargetClipOptions, RetargetError, Retargeter};
 pub mod align;
+pub mod automap;
+pub mod chains;
 pub mod characterize;
 pub mod mirror;
 pub mod reduce;

@@ -1,6 +1,7 @@
 //! The project file: RON, versioned, paths relative to the project file, joints by name (so
 //! a project survives re-exports of the same character that reorder its nodes).
 
+use crate::core::chains::{ChainKind, Tags};
 use crate::core::{
     Axis, ContainerEdit, HumanBone, MapMethod, PoseSource, RotationMode, TranslationMode, Unit,
 };
@@ -53,6 +54,19 @@ pub struct SideFile {
     pub unit: Option<Unit>,
     #[serde(default)]
     pub up: Option<Axis>,
+    /// The rig's chain skeleton (`core::chains`) as the user left it; `None` builds it
+    /// automatically on load.
+    #[serde(default)]
+    pub chains: Option<Vec<ChainFile>>,
+}
+
+/// One bone chain, joints by name from the chain's start to its end.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChainFile {
+    pub kind: ChainKind,
+    pub joints: Vec<String>,
+    #[serde(default)]
+    pub tags: Tags,
 }
 
 impl SideFile {
@@ -65,6 +79,7 @@ impl SideFile {
             bone_offsets: Vec::new(),
             unit: None,
             up: None,
+            chains: None,
         }
     }
 }

@@ -96,6 +96,7 @@ impl Session {
         if result.is_err() {
             let _ = self.restore(before);
         }
+        self.refresh_legs();
         result
     }
 
@@ -192,8 +193,7 @@ impl Session {
 
     /// The automatic map, over everything or only where both bones are still free.
     fn auto_map(&mut self, unmapped_only: bool) -> String {
-        let mut auto = BoneMap::from_labels(&self.source.labels, &self.target.labels);
-        auto.add_same_names(self.source.joint_names(), self.target.joint_names());
+        let auto = self.automatic_map();
         if !unmapped_only {
             self.map = auto;
             return "Auto-map".to_owned();

@@ -1,6 +1,7 @@
 //! A retargeting session: a source and a target loaded, their reference poses, the bone map.
 //! The CLI and the editor both work through it; it knows files, never windows.
 
+mod chains;
 mod edit;
 mod export;
 mod quality;
@@ -26,8 +27,11 @@ pub enum SessionError {
     Import(#[from] ImportError),
     #[error(transparent)]
     Project(#[from] ProjectError),
-    #[error("{}: no humanoid found (could not find: {missing})", path.display())]
-    NoHumanoid { path: PathBuf, missing: String },
+    #[error("no joint of {} could be mapped from {}: no names in common and no limbs found on both", target_file.display(), source_file.display())]
+    NothingMapped {
+        source_file: PathBuf,
+        target_file: PathBuf,
+    },
     #[error("the hips cannot be mapped: source {} and target {} have no hips in common", source_file.display(), target_file.display())]
     UnmappableHips {
         source_file: PathBuf,
@@ -84,17 +88,19 @@ impl Session {
     ) -> Result<Self, SessionError> {
         let source = Side::load(SideRole::Source, source, options)?;
         let target = Side::load(SideRole::Target, target, &ImportOptions::default())?;
-        let mut map = BoneMap::from_labels(&source.labels, &target.labels);
-        map.add_same_names(source.joint_names(), target.joint_names());
         let mut session = Session {
             source,
             target,
-            map,
+            map: BoneMap::default(),
             export: ExportSettings::default(),
         };
-        session.check_hips()?;
         session.face_forward()?;
         session.auto_align()?;
+        for side in [&mut session.source, &mut session.target] {
+            side.chains = side.auto_chains();
+        }
+        session.map = session.automatic_map();
+        session.check_map()?;
         if session.same_rig() {
             session.copy_translations();
         }
@@ -115,44 +121,29 @@ impl Session {
         }
     }
 
-    /// Both sides must be humanoids: hips, head and the four limbs found with some
-    /// confidence (a fox's `b_Hip_01` is not enough), and the hips mapped.
-    fn check_hips(&self) -> Result<(), SessionError> {
-        use HumanBone::*;
-        const CORE: [HumanBone; 6] = [
-            Hips,
-            Head,
-            LeftUpperLeg,
-            RightUpperLeg,
-            LeftUpperArm,
-            RightUpperArm,
-        ];
-        for side in [&self.source, &self.target] {
-            let missing: Vec<&str> = CORE
+    /// The map must move a body: where both sides are humanoids, their hips are mapped;
+    /// otherwise some joint is mapped and the pelvis carries the root motion. A fox or a
+    /// robot maps by names and chains; two rigs with nothing in common are refused.
+    fn check_map(&self) -> Result<(), SessionError> {
+        let humanoid = |side: &Side| {
+            side.labels
                 .iter()
-                .filter(|b| {
-                    !side
-                        .labels
-                        .iter()
-                        .flatten()
-                        .any(|l| l.bone == **b && l.confidence >= 0.5)
-                })
-                .map(|b| b.as_str())
-                .collect();
-            if !missing.is_empty() {
-                return Err(SessionError::NoHumanoid {
-                    path: side.path.clone(),
-                    missing: missing.join(", "),
-                });
-            }
-        }
-        if !self
+                .flatten()
+                .any(|l| l.bone == HumanBone::Hips && l.confidence >= 0.5)
+        };
+        let hips_mapped = self
             .map
             .pairs()
             .iter()
-            .any(|p| p.bone == Some(HumanBone::Hips))
-        {
+            .any(|p| p.bone == Some(HumanBone::Hips));
+        if humanoid(&self.source) && humanoid(&self.target) && !hips_mapped {
             return Err(SessionError::UnmappableHips {
+                source_file: self.source.path.clone(),
+                target_file: self.target.path.clone(),
+            });
+        }
+        if self.map.is_empty() {
+            return Err(SessionError::NothingMapped {
                 source_file: self.source.path.clone(),
                 target_file: self.target.path.clone(),
             });
@@ -332,8 +323,8 @@ impl Session {
     pub fn to_project(&self) -> ProjectFile {
         ProjectFile {
             version: crate::io::project::PROJECT_VERSION,
-            source: self.source.file.clone(),
-            target: self.target.file.clone(),
+            source: self.source.file_with_chains(),
+            target: self.target.file_with_chains(),
             map: self.map_pairs(),
             export: self.export.clone(),
         }
@@ -371,11 +362,13 @@ impl Session {
                 )
             });
         }
-        Ok(Session {
+        let mut session = Session {
             source,
             target,
             map: BoneMap::new(pairs),
             export: project.export,
-        })
+        };
+        session.refresh_legs();
+        Ok(session)
     }
 }

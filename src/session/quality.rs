@@ -84,8 +84,9 @@ fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
         let tgt = session.target.skeleton().names();
         Some((a.joint(&src[p.source])?, b.joint(&tgt[p.target])?))
     };
-    let hips_l = pair(LeftUpperLeg)?;
-    let hips_r = pair(RightUpperLeg)?;
+    let (Some(hips_l), Some(hips_r)) = (pair(LeftUpperLeg), pair(RightUpperLeg)) else {
+        return chain_spec(session, a, b);
+    };
     let feet = [LeftFoot, RightFoot]
         .into_iter()
         .filter_map(pair)
@@ -102,20 +103,101 @@ fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
             })
         })
         .collect();
-    let same_rig = if session.same_rig() {
-        (0..a.joints())
-            .filter_map(|j| Some((j, b.joint(&a.names[j])?)))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let same_rig = same_rig_pairs(session, a, b);
     Some(Spec {
         hips_a: (hips_l.0, hips_r.0),
         hips_b: (hips_l.1, hips_r.1),
         feet,
         segments,
         same_rig,
+        free: root_moved(session, b),
     })
+}
+
+/// The measures of a rig without humanoid legs (a fox), from its chain skeleton: every
+/// leg's foot for ground and skate, a left and a right leg (hind legs first) for the
+/// pelvis, and each mapped limb as one segment from its start to its end, whatever the
+/// bone counts of the two chains.
+fn chain_spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
+    use crate::core::chains::{Depth, Lateral};
+    let (src, tgt) = (
+        session.source.skeleton().names(),
+        session.target.skeleton().names(),
+    );
+    let chains = &session.target.chains;
+    let tags = |j: usize| chains.chain_of(j).map(|c| chains.chains[c].tags);
+    let mut legs: Vec<_> = session.map.legs().to_vec();
+    // Hind legs first (they carry the pelvis), then left before right.
+    legs.sort_by_key(|l| {
+        let t = tags(l.target[0]).unwrap_or_default();
+        (t.depth == Depth::Front, t.lateral != Lateral::Left)
+    });
+    let end = |p: &[usize]| *p.last().expect("legs have joints");
+    let feet: Vec<FootPair> = legs
+        .iter()
+        .filter_map(|l| {
+            Some(FootPair {
+                a: a.joint(&src[end(&l.source)])?,
+                b: b.joint(&tgt[end(&l.target)])?,
+            })
+        })
+        .collect();
+    let side = |lateral: Lateral| {
+        legs.iter()
+            .find(|l| tags(l.target[0]).is_some_and(|t| t.lateral == lateral))
+    };
+    let (l, r) = (side(Lateral::Left)?, side(Lateral::Right)?);
+    let top = |l: &crate::core::mapping::LegPair| {
+        Some((a.joint(&src[l.source[0]])?, b.joint(&tgt[l.target[0]])?))
+    };
+    let (hl, hr) = (top(l)?, top(r)?);
+    let names = chains.names();
+    let segments = (0..chains.chains.len())
+        .filter(|&c| chains.chains[c].kind == crate::core::chains::ChainKind::Limb)
+        .filter_map(|c| {
+            let s = &session.source.chains.chains[session.chain_source(c)?];
+            let t = &chains.chains[c];
+            if t.joints.len() < 2 || s.joints.len() < 2 {
+                return None;
+            }
+            Some(SegmentPair {
+                name: names[c].clone(),
+                a: (a.joint(&src[s.start()])?, a.joint(&src[s.end()])?),
+                b: (b.joint(&tgt[t.start()])?, b.joint(&tgt[t.end()])?),
+            })
+        })
+        .collect();
+    Some(Spec {
+        hips_a: (hl.0, hr.0),
+        hips_b: (hl.1, hr.1),
+        feet,
+        segments,
+        same_rig: same_rig_pairs(session, a, b),
+        free: root_moved(session, b),
+    })
+}
+
+/// Output joints the root motion moves.
+fn root_moved(session: &Session, b: &Motion) -> Vec<usize> {
+    use crate::core::TranslationMode::{HipsScaled, InPlace};
+    let names = session.target.skeleton().names();
+    session
+        .map
+        .pairs()
+        .iter()
+        .filter(|p| matches!(p.translation, HipsScaled | InPlace))
+        .filter_map(|p| b.joint(&names[p.target]))
+        .collect()
+}
+
+fn same_rig_pairs(session: &Session, a: &Motion, b: &Motion) -> Vec<(usize, usize)> {
+    if session.same_rig() {
+        (0..a.joints())
+            .filter_map(|j| Some((j, b.joint(&a.names[j])?)))
+            .collect()
+    } else {
+        Vec::new()
+    }
 }
 
 impl Session {
@@ -139,7 +221,7 @@ impl Session {
         let t = motion(&self.target, &target_joints, None, &[0.0]);
         let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
             path: self.target.path.clone(),
-            problem: "the map pairs no upper legs: nothing to measure the pelvis and feet on"
+            problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
                 .into(),
         })?;
         quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {

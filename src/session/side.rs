@@ -25,6 +25,9 @@ pub struct Side {
     pub file: SideFile,
     pub reference: ReferencePose,
     pub labels: Vec<Option<SideLabel>>,
+    /// The rig's chain skeleton (`core::chains`): from the project, or built from the
+    /// reference pose.
+    pub chains: crate::core::chains::ChainSkeleton,
 }
 
 /// Humanoid labels of a skeleton, as the map builder takes them: the file's own table,
@@ -115,6 +118,7 @@ impl Side {
             role,
             path: file.path.clone(),
             labels: Vec::new(),
+            chains: Default::default(),
             asset,
             skeleton_index,
             file,
@@ -125,6 +129,7 @@ impl Side {
         // Again, now that the labels say which effectors hang away from their limbs.
         side.rebuild_reference()?;
         side.stand_from_motion()?;
+        side.load_chains()?;
         Ok(side)
     }
 

@@ -40,7 +40,7 @@ pub(super) struct BoneTrack {
 /// The bones the judge holds rigid: T joint `j` with parent `p`, where `p` has a parent too
 /// (joints hung from the top, root motion or IK targets, may move against it), both present
 /// in B by name, and `|T[j] − T[p]|` varying by less than `RIGID`·height(T) over T's frames.
-fn rigid(t: &Motion, b: &Motion) -> Vec<(usize, usize, usize, usize)> {
+fn rigid(t: &Motion, b: &Motion, free: &[usize]) -> Vec<(usize, usize, usize, usize)> {
     let tolerance = RIGID * t.height(0);
     let mut out = Vec::new();
     for (j, parent) in t.parents.iter().enumerate() {
@@ -48,6 +48,9 @@ fn rigid(t: &Motion, b: &Motion) -> Vec<(usize, usize, usize, usize)> {
         let (Some(bj), Some(bp)) = (b.joint(&t.names[j]), b.joint(&t.names[p])) else {
             continue;
         };
+        if free.contains(&bj) {
+            continue;
+        }
         let lengths = (0..t.frames()).map(|i| t.at(i, j).distance(t.at(i, p)));
         let (lo, hi) = lengths.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), l| {
             (lo.min(l), hi.max(l))
@@ -61,7 +64,7 @@ fn rigid(t: &Motion, b: &Motion) -> Vec<(usize, usize, usize, usize)> {
 
 /// Per rigid bone, `|(|B[j] − B[p]|) − L| / height(T)` over B's frames, with `L` the length
 /// at T's frame 0.
-pub(super) fn bone_tracks(t: &Motion, b: &Motion) -> Vec<BoneTrack> {
+pub(super) fn bone_tracks(t: &Motion, b: &Motion, free: &[usize]) -> Vec<BoneTrack> {
     let height = t.height(0);
     let track = |(j, p, bj, bp): (usize, usize, usize, usize)| {
         let length = t.at(0, j).distance(t.at(0, p));
@@ -71,7 +74,7 @@ pub(super) fn bone_tracks(t: &Motion, b: &Motion) -> Vec<BoneTrack> {
             changes: (0..b.frames()).map(change).collect(),
         }
     };
-    rigid(t, b).into_iter().map(track).collect()
+    rigid(t, b, free).into_iter().map(track).collect()
 }
 
 pub(super) fn body_figures(t: &Motion, tracks: &[BoneTrack]) -> BodyFigures {
@@ -101,7 +104,7 @@ pub(super) fn body_figures(t: &Motion, tracks: &[BoneTrack]) -> BodyFigures {
 
 /// Bone lengths of `b` against the target's own dump `t` (rest pose, or its own clip).
 pub fn integrity(t: &Motion, b: &Motion) -> BodyFigures {
-    body_figures(t, &bone_tracks(t, b))
+    body_figures(t, &bone_tracks(t, b, &[]))
 }
 
 #[cfg(test)]

@@ -143,6 +143,9 @@ pub struct Spec {
     pub segments: Vec<SegmentPair>,
     /// (A joint, B joint) pairs, only when both sides are one character.
     pub same_rig: Vec<(usize, usize)>,
+    /// B joints the root motion moves (a fox's hip under its armature's root): their bone
+    /// to the parent may stretch, as the judge lets joints hung from the top move.
+    pub free: Vec<usize>,
 }
 
 impl Spec {

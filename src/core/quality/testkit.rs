@@ -216,6 +216,7 @@ pub fn spec() -> Spec {
             seg("lower_leg.R", 7, R_FOOT),
         ],
         same_rig: Vec::new(),
+        free: Vec::new(),
     }
 }
 

@@ -44,7 +44,7 @@ impl Tracks {
             same_rig: same_rig_errors(a, b, &spec.same_rig),
             dyaw,
             direction,
-            bones: bone_tracks(t, b),
+            bones: bone_tracks(t, b, &spec.free),
             pelvis_source,
             pelvis_target,
             ground_source: ground_samples(a, a, &feet_a, &planted)?,

@@ -267,10 +267,17 @@ pub(super) fn follow_solves(
             let bone = crate::core::characterize::chain_parent(pair.bone?)?;
             map.pairs().iter().find(|p| p.bone == Some(bone))
         };
-        let Some(anchor) = limb()
-            .or_else(|| source_parent.and_then(|sp| map.pairs().iter().find(|p| p.source == sp)))
-            .map(|p| p.target)
-        else {
+        // One source joint may drive several targets (four arms, three palms on one
+        // finger base): the one above this joint is its anchor if there is one.
+        let from_source_parent = || {
+            let sp = source_parent?;
+            let mut anchors = map.pairs().iter().filter(|p| p.source == sp);
+            let first = anchors.clone().next();
+            anchors
+                .find(|p| target.is_ancestor(p.target, pair.target))
+                .or(first)
+        };
+        let Some(anchor) = limb().or_else(from_source_parent).map(|p| p.target) else {
             continue;
         };
         let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
@@ -279,7 +286,14 @@ pub(super) fn follow_solves(
         // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
         // hand) is a rig's shape, not a detached part: following would stretch the bone.
         let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
-        if target_parent == Some(anchor) || anchor == pair.target || within_limb {
+        // The target's parent is driven from above this joint's source: the two
+        // hierarchies agree here (fingers paired along matched chains), nothing is detached.
+        let agrees = target_parent
+            .and_then(|tp| map.for_target(tp))
+            .is_some_and(|tp| {
+                tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
+            });
+        if target_parent == Some(anchor) || anchor == pair.target || within_limb || agrees {
             continue;
         }
         let offset = tgt_ref.world[anchor]

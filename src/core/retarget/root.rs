@@ -26,8 +26,10 @@ pub struct Legs {
     pub upper: Option<[usize; 2]>,
     /// Lower legs (left, right).
     pub lower: Option<[usize; 2]>,
-    /// Feet (ankles), left and right.
+    /// Feet (ankles), left and right; for a rig without humanoid legs, each leg's end.
     pub feet: Vec<usize>,
+    /// Top-to-foot joints of each leg of a rig without humanoid legs (`BoneMap::legs`).
+    pub paths: Vec<Vec<usize>>,
 }
 
 impl Legs {
@@ -36,14 +38,32 @@ impl Legs {
         let find = |b: HumanBone| map.pairs().iter().find(|p| p.bone == Some(b)).map(&side);
         let upper = find(HumanBone::LeftUpperLeg).zip(find(HumanBone::RightUpperLeg));
         let lower = find(HumanBone::LeftLowerLeg).zip(find(HumanBone::RightLowerLeg));
-        let feet = [HumanBone::LeftFoot, HumanBone::RightFoot]
+        let feet: Vec<usize> = [HumanBone::LeftFoot, HumanBone::RightFoot]
             .into_iter()
             .filter_map(find)
             .collect();
+        if upper.is_none() && feet.is_empty() && !map.legs().is_empty() {
+            // Which side `side` reads, asked of a pair whose sides differ.
+            let source_side = side(&BonePair::new(0, 1)) == 0;
+            let paths: Vec<Vec<usize>> = map
+                .legs()
+                .iter()
+                .map(|l| if source_side { &l.source } else { &l.target })
+                .filter(|p| !p.is_empty())
+                .cloned()
+                .collect();
+            return Self {
+                upper: None,
+                lower: None,
+                feet: paths.iter().filter_map(|p| p.last().copied()).collect(),
+                paths,
+            };
+        }
         Self {
             upper: upper.map(|(l, r)| [l, r]),
             lower: lower.map(|(l, r)| [l, r]),
             feet,
+            paths: Vec::new(),
         }
     }
 
@@ -58,6 +78,19 @@ impl Legs {
     /// Upper leg to foot, summed over thigh and shin (so a bent knee does not shorten it),
     /// averaged over both legs; `None` without legs.
     fn length(&self, world: &[Vec3]) -> Option<f32> {
+        if !self.paths.is_empty() {
+            let sum: f32 = self
+                .paths
+                .iter()
+                .map(|p| {
+                    p.windows(2)
+                        .map(|w| world[w[0]].distance(world[w[1]]))
+                        .sum::<f32>()
+                })
+                .sum();
+            let mean = sum / self.paths.len() as f32;
+            return (mean > 1e-6).then_some(mean);
+        }
         let (upper, lower) = (self.upper?, self.lower?);
         if self.feet.len() != 2 {
             return None;

@@ -1,0 +1,281 @@
+//! The automatic map of any two rigs. Each target joint tries the rules in turn: the
+//! exact name, the name with its conventions taken out (`names`), the humanoid label, and
+//! the chain skeleton's limb tags. Each pair records the rule that made it and how sure it
+//! is, so the same rig under other names maps whole, and a fox or a robot maps by shape.
+
+pub mod names;
+
+use crate::core::chains::{ChainKind, ChainSide, ChainSkeleton, match_chains, pair_joints};
+use crate::core::humanoid::HumanBone;
+use crate::core::mapping::{BoneMap, BonePair, LegPair, MapMethod, SideLabel, TranslationMode};
+use glam::Vec3;
+use names::{NameKey, loose_key, name_key};
+use std::collections::HashMap;
+
+/// One rig as the automatic map sees it.
+pub struct RigSide<'a> {
+    pub names: &'a [String],
+    pub parents: &'a [Option<usize>],
+    pub labels: &'a [Option<SideLabel>],
+    pub chains: &'a ChainSkeleton,
+    /// World joint positions in the reference pose.
+    pub positions: &'a [Vec3],
+}
+
+impl RigSide<'_> {
+    fn label(&self, j: usize) -> Option<HumanBone> {
+        self.labels
+            .get(j)
+            .copied()
+            .flatten()
+            .filter(|l| l.confidence >= 0.5)
+            .map(|l| l.bone)
+    }
+
+    fn chain_side(&self) -> ChainSide<'_> {
+        ChainSide {
+            chains: self.chains,
+            parents: self.parents,
+            positions: self.positions,
+        }
+    }
+}
+
+/// Joints by key, only where the key names one joint of the side.
+fn unique_keys(names: &[String], key: impl Fn(&str) -> Option<NameKey>) -> HashMap<NameKey, usize> {
+    let mut seen: HashMap<NameKey, Option<usize>> = HashMap::new();
+    for (j, n) in names.iter().enumerate() {
+        if let Some(k) = key(n) {
+            seen.entry(k).and_modify(|e| *e = None).or_insert(Some(j));
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect()
+}
+
+/// Pairs by name: exact, then normalised, then normalised without a trailing number.
+fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMethod, f32)>> {
+    let exact: HashMap<&str, usize> = {
+        let mut m = HashMap::new();
+        for (j, n) in source.names.iter().enumerate() {
+            m.entry(n.as_str()).or_insert(j);
+        }
+        m
+    };
+    let strict = |n: &str| Some(name_key(n));
+    let loose = |n: &str| loose_key(n).or_else(|| Some(name_key(n)));
+    let (s_strict, t_strict) = (
+        unique_keys(source.names, strict),
+        unique_keys(target.names, strict),
+    );
+    let (s_loose, t_loose) = (
+        unique_keys(source.names, loose),
+        unique_keys(target.names, loose),
+    );
+    let mut out = vec![None; target.names.len()];
+    for (t, name) in target.names.iter().enumerate() {
+        // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
+        // labels that disagree.
+        let agrees = |s: usize| match (source.label(s), target.label(t)) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let by_key =
+            |sk: &HashMap<NameKey, usize>, tk: &HashMap<NameKey, usize>, k: Option<NameKey>| {
+                let k = k?;
+                (tk.get(&k) == Some(&t))
+                    .then(|| sk.get(&k).copied())
+                    .flatten()
+            };
+        out[t] = if let Some(&s) = exact.get(name.as_str()).filter(|&&s| agrees(s)) {
+            Some((s, MapMethod::ExactName, 1.0))
+        } else if let Some(s) = by_key(&s_strict, &t_strict, strict(name)).filter(|&s| agrees(s)) {
+            Some((s, MapMethod::SimilarName, 0.9))
+        } else {
+            by_key(&s_loose, &t_loose, loose(name))
+                .filter(|&s| agrees(s))
+                .map(|s| (s, MapMethod::SimilarName, 0.75))
+        };
+    }
+    out
+}
+
+/// Pairs from the chain skeletons, joint by joint along each pair of chains. A target chain
+/// that names or labels already reach in part keeps the source chain of the same kind they chose (a robot's
+/// thumb whose first joint is `Thumb.R` ← `RThumb` continues on the source's thumb); the
+/// others take the source chain their tags match.
+fn chain_pairs(
+    source: &RigSide,
+    target: &RigSide,
+    known: &[Option<usize>],
+) -> Vec<Option<(usize, f32)>> {
+    let mut out = vec![None; target.names.len()];
+    let matched = match_chains(&source.chain_side(), &target.chain_side());
+    for (tc_index, tc) in target.chains.chains.iter().enumerate() {
+        let mut votes: HashMap<usize, usize> = HashMap::new();
+        for &t in &tc.joints {
+            // Only a chain of the same kind continues it: a robot's palm labelled as the
+            // hand must not pull its finger onto the source's arm.
+            if let Some(c) = known[t].and_then(|s| source.chains.chain_of(s))
+                && source.chains.chains[c].kind == tc.kind
+            {
+                *votes.entry(c).or_default() += 1;
+            }
+        }
+        let by_votes = votes.into_iter().max_by_key(|&(c, n)| (n, usize::MAX - c));
+        let (sc_index, score) = match by_votes {
+            Some((c, _)) => (c, 0.8),
+            None => match matched.iter().find(|m| m.target == tc_index) {
+                Some(m) => (m.source, m.score),
+                None => continue,
+            },
+        };
+        let sc = &source.chains.chains[sc_index];
+        for (s, t) in pair_joints(
+            (&sc.joints, source.positions),
+            (&tc.joints, target.positions),
+        ) {
+            out[t] = Some((s, (0.3 + 0.5 * score).min(0.8)));
+        }
+    }
+    out
+}
+
+/// The map of `source` onto `target` by all four rules.
+pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
+    let by_name = name_pairs(source, target);
+    let by_label = BoneMap::from_labels(source.labels, target.labels);
+    let known: Vec<Option<usize>> = (0..target.names.len())
+        .map(|t| {
+            by_name[t]
+                .map(|p| p.0)
+                .or_else(|| by_label.for_target(t).map(|p| p.source))
+        })
+        .collect();
+    let by_chain = chain_pairs(source, target, &known);
+    let mut pairs = Vec::new();
+    for t in 0..target.names.len() {
+        let pair = if let Some((s, method, confidence)) = by_name[t] {
+            let bone = target.label(t).filter(|b| source.label(s) == Some(*b));
+            BonePair {
+                bone,
+                method,
+                confidence,
+                ..BonePair::new(s, t)
+            }
+        } else if let Some(p) = by_label.for_target(t) {
+            p.clone()
+        } else if let Some((s, confidence)) = by_chain[t] {
+            BonePair {
+                method: MapMethod::Chain,
+                confidence,
+                ..BonePair::new(s, t)
+            }
+        } else {
+            continue;
+        };
+        pairs.push(pair);
+    }
+    let mut map = BoneMap::new(pairs);
+    set_translations(&mut map, source, target);
+    map.set_legs(leg_pairs(&map, source, target));
+    map
+}
+
+/// The pelvis (the humanoid hips where both sides have them) carries the scaled root
+/// motion; a leaf hung from a root on both sides (an IK target or pole) copies its motion.
+fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
+    let hips = map
+        .pairs()
+        .iter()
+        .find(|p| p.bone == Some(HumanBone::Hips))
+        .map(|p| p.target);
+    let pelvis = hips.or_else(|| {
+        let t = target.chains.pelvis()?;
+        let s = source.chains.pelvis()?;
+        map.for_target(t)
+            .filter(|p| p.source == s)
+            .map(|p| p.target)
+    });
+    let root_parent = |side: &RigSide, j: usize| {
+        side.parents[j]
+            .filter(|&p| side.parents[p].is_none())
+            .map(|p| side.names[p].clone())
+    };
+    let pairs: Vec<BonePair> = map.pairs().to_vec();
+    for p in pairs {
+        let translation = if Some(p.target) == pelvis {
+            TranslationMode::HipsScaled
+        } else {
+            let leaf = !target.parents.contains(&Some(p.target));
+            let named = matches!(p.method, MapMethod::ExactName | MapMethod::SimilarName);
+            let s_root = root_parent(source, p.source);
+            let hung = s_root.is_some() && root_parent(target, p.target).is_some();
+            if leaf && named && hung {
+                TranslationMode::Copy
+            } else {
+                continue;
+            }
+        };
+        map.insert(BonePair { translation, ..p });
+    }
+}
+
+/// Without humanoid legs, the target's leg chains and the source joints their top and
+/// foot map from: the root motion's floor and scale (a fox stands on four feet).
+pub fn leg_pairs(map: &BoneMap, source: &RigSide, target: &RigSide) -> Vec<LegPair> {
+    if map
+        .pairs()
+        .iter()
+        .any(|p| p.bone == Some(HumanBone::LeftUpperLeg))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for leg in target.chains.legs() {
+        let (Some(top), Some(foot)) = (map.for_target(leg.start()), map.for_target(leg.end()))
+        else {
+            continue;
+        };
+        let Some(source_path) = path_down(source.parents, top.source, foot.source) else {
+            continue;
+        };
+        out.push(LegPair {
+            source: source_path,
+            target: leg.joints.clone(),
+        });
+    }
+    out
+}
+
+/// Joints from `top` down to `bottom`, if `bottom` lies below `top`.
+fn path_down(parents: &[Option<usize>], top: usize, bottom: usize) -> Option<Vec<usize>> {
+    let mut path = vec![bottom];
+    while *path.last()? != top {
+        path.push(parents[*path.last()?]?);
+    }
+    path.reverse();
+    Some(path)
+}
+
+/// Chains `build` found on a side that the map could not use: limbs whose joints no pair
+/// reaches (the report and the editor mark them).
+pub fn unmapped_chains(chains: &ChainSkeleton, map: &BoneMap) -> Vec<usize> {
+    chains
+        .chains
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            matches!(
+                c.kind,
+                ChainKind::Limb | ChainKind::Pelvis | ChainKind::Spine
+            )
+        })
+        .filter(|(_, c)| c.joints.iter().all(|&j| map.for_target(j).is_none()))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+//! The chain skeletons of a session's two sides (`core::chains`): built automatically,
+//! saved in the project as the user edits them, and the automatic map over all four rules
+//! (`core::automap`).
+
+use super::{Session, SessionError, Side};
+use crate::core::automap::{RigSide, automatic_map, leg_pairs};
+use crate::core::chains::{BuildFrame, Chain, ChainSkeleton, build, pair_joints};
+use crate::core::{BoneMap, BonePair, MapMethod};
+use crate::io::project::ChainFile;
+use glam::Vec3;
+
+impl Side {
+    /// World joint positions of the reference pose.
+    pub fn reference_positions(&self) -> Vec<Vec3> {
+        self.reference
+            .world_matrices(self.skeleton())
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect()
+    }
+
+    /// The chain skeleton built from the reference pose's shape (characters face +Z once
+    /// the session has turned them).
+    pub fn auto_chains(&self) -> ChainSkeleton {
+        let positions = self.reference_positions();
+        build(&BuildFrame {
+            parents: self.skeleton().parents(),
+            positions: &positions,
+            forward: Vec3::Z,
+        })
+    }
+
+    /// The project's chains if it has them, else the automatic ones.
+    pub(super) fn load_chains(&mut self) -> Result<(), SessionError> {
+        let Some(files) = &self.file.chains else {
+            self.chains = self.auto_chains();
+            return Ok(());
+        };
+        let mut chains = Vec::new();
+        for f in files {
+            let mut joints = Vec::new();
+            for name in &f.joints {
+                let j = self
+                    .skeleton()
+                    .find(name)
+                    .ok_or_else(|| SessionError::JointMissing {
+                        path: self.path.clone(),
+                        role: "chain",
+                        joint: name.clone(),
+                    })?;
+                joints.push(j);
+            }
+            if !joints.is_empty() {
+                chains.push(Chain {
+                    kind: f.kind,
+                    joints,
+                    tags: f.tags,
+                });
+            }
+        }
+        self.chains = ChainSkeleton { chains };
+        Ok(())
+    }
+
+    /// Replaces the chains (an edit in the Skeleton view); the project keeps them.
+    pub fn set_chains(&mut self, chains: ChainSkeleton) {
+        self.chains = chains;
+        self.file.chains = self.file_with_chains().chains;
+    }
+
+    /// The side's project settings with its chains written out.
+    pub fn file_with_chains(&self) -> crate::io::project::SideFile {
+        let names = self.skeleton().names();
+        crate::io::project::SideFile {
+            chains: Some(
+                self.chains
+                    .chains
+                    .iter()
+                    .map(|c| ChainFile {
+                        kind: c.kind,
+                        joints: c.joints.iter().map(|&j| names[j].clone()).collect(),
+                        tags: c.tags,
+                    })
+                    .collect(),
+            ),
+            ..self.file.clone()
+        }
+    }
+
+    fn rig<'a>(&'a self, positions: &'a [Vec3]) -> RigSide<'a> {
+        RigSide {
+            names: self.skeleton().names(),
+            parents: self.skeleton().parents(),
+            labels: &self.labels,
+            chains: &self.chains,
+            positions,
+        }
+    }
+}
+
+impl Session {
+    /// The automatic map of the two sides: exact names, similar names, humanoid labels,
+    /// chain tags, in that order for each target joint.
+    pub fn automatic_map(&self) -> BoneMap {
+        let (sp, tp) = (
+            self.source.reference_positions(),
+            self.target.reference_positions(),
+        );
+        automatic_map(&self.source.rig(&sp), &self.target.rig(&tp))
+    }
+
+    /// Recomputes the leg chains the root motion stands on, after the map changed.
+    pub fn refresh_legs(&mut self) {
+        let (sp, tp) = (
+            self.source.reference_positions(),
+            self.target.reference_positions(),
+        );
+        let legs = leg_pairs(&self.map, &self.source.rig(&sp), &self.target.rig(&tp));
+        self.map.set_legs(legs);
+    }
+
+    /// The map with target chain `target` driven by source chain `source` (the user's
+    /// override of a limb's source), joint by joint along the two chains; `None` unmaps it.
+    pub fn map_with_chain_source(&self, target: usize, source: Option<usize>) -> BoneMap {
+        let mut map = self.map.clone();
+        let Some(tc) = self.target.chains.chains.get(target) else {
+            return map;
+        };
+        for &t in &tc.joints {
+            map.remove_target(t);
+        }
+        if let Some(sc) = source.and_then(|s| self.source.chains.chains.get(s)) {
+            let (sp, tp) = (
+                self.source.reference_positions(),
+                self.target.reference_positions(),
+            );
+            for (s, t) in pair_joints((&sc.joints, &sp), (&tc.joints, &tp)) {
+                map.insert(BonePair {
+                    method: MapMethod::Hand,
+                    ..BonePair::new(s, t)
+                });
+            }
+        }
+        map
+    }
+
+    /// The source chain that drives most of target chain `target`'s joints.
+    pub fn chain_source(&self, target: usize) -> Option<usize> {
+        let tc = self.target.chains.chains.get(target)?;
+        let mut counts = vec![0usize; self.source.chains.chains.len()];
+        for &t in &tc.joints {
+            if let Some(p) = self.map.for_target(t)
+                && let Some(c) = self.source.chains.chain_of(p.source)
+            {
+                counts[c] += 1;
+            }
+        }
+        let (best, n) = counts.iter().enumerate().max_by_key(|(_, n)| **n)?;
+        (*n > 0).then_some(best)
+    }
+
+    /// Target limbs, spine chains and the pelvis that no pair reaches.
+    pub fn unmapped_target_chains(&self) -> Vec<usize> {
+        crate::core::automap::unmapped_chains(&self.target.chains, &self.map)
+    }
+}
