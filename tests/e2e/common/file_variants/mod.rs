@@ -11,13 +11,20 @@
 pub mod anim;
 pub mod bvh_variants;
 pub mod checks;
+pub mod creatures;
+pub mod four_armed;
 pub mod glb;
 pub mod gltf_variants;
+pub mod joint_names;
 pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
+pub mod node_edit;
 
 pub use bvh_variants::{degenerate_zero_pose, z_up_bvh};
+pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
+pub use four_armed::four_armed;
 pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
+pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mixamo::mixamo_through_blender;
