@@ -17,17 +17,23 @@ use serde_json::json;
 use std::collections::{HashMap, HashSet};
 
 /// The scene's roots wrapped in one more node, `Extra`, with no transform: the joints and
-/// the motion are unchanged, only the hierarchy above the skeleton is one node deeper.
+/// the motion are unchanged, only the hierarchy above the skeleton is one node deeper. A
+/// skinned mesh node that is a root stays one (the glTF spec's advice: parent transforms do
+/// not move a skinned mesh).
 pub fn extra_root_node(glb: &[u8]) -> Vec<u8> {
     let mut g = Glb::parse(glb);
     let scene = g.scene();
-    let roots = g.json["scenes"][scene]["nodes"].clone();
+    let skinned = g.skinned_mesh_nodes();
+    let (meshes, wrapped): (Vec<usize>, Vec<usize>) = indices(&g.json["scenes"][scene]["nodes"])
+        .into_iter()
+        .partition(|n| skinned.contains(n));
     let top = push(
         &mut g.json,
         "nodes",
-        json!({"name": "Extra", "children": roots}),
+        json!({"name": "Extra", "children": wrapped}),
     );
-    g.json["scenes"][scene]["nodes"] = json!([top]);
+    let roots: Vec<usize> = std::iter::once(top).chain(meshes).collect();
+    g.json["scenes"][scene]["nodes"] = json!(roots);
     g.to_bytes()
 }
 
@@ -147,12 +153,18 @@ pub fn shorten_chain(glb: &[u8], first_joint: usize, keep: usize, scale: f32) ->
         |j| if scaled.contains(&j) { scale } else { 1.0 },
         |_| Mat4::IDENTITY,
     );
-    g.json["nodes"][last]["children"] = json!(
-        indices(&g.json["nodes"][last]["children"])
-            .into_iter()
-            .filter(|c| !drop.contains(c))
-            .collect::<Vec<_>>()
-    );
+    let kids: Vec<usize> = indices(&g.json["nodes"][last]["children"])
+        .into_iter()
+        .filter(|c| !drop.contains(c))
+        .collect();
+    if kids.is_empty() {
+        g.json["nodes"][last]
+            .as_object_mut()
+            .unwrap()
+            .remove("children");
+    } else {
+        g.json["nodes"][last]["children"] = json!(kids);
+    }
     remove_nodes(&mut g, &drop, |_| last);
     g.to_bytes()
 }

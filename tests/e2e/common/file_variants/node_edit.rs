@@ -197,8 +197,17 @@ pub fn rebind_scaled(g: &mut Glb, scale: impl Fn(usize) -> f32, root: impl Fn(us
             };
             new.insert(j, bind);
         }
-        joints.iter().map(|j| new[j].inverse()).collect()
+        joints.iter().map(|j| affine(new[j].inverse())).collect()
     });
+}
+
+/// `m` with its last row exactly (0, 0, 0, 1), as the validator wants of an inverse bind.
+pub fn affine(mut m: Mat4) -> Mat4 {
+    m.x_axis.w = 0.0;
+    m.y_axis.w = 0.0;
+    m.z_axis.w = 0.0;
+    m.w_axis.w = 1.0;
+    m
 }
 
 /// Appends joints (node, inverse bind) to skin `s`.
@@ -226,7 +235,10 @@ pub fn ibms_of(g: &Glb, s: usize) -> Vec<Mat4> {
 }
 
 fn set_skin(g: &mut Glb, s: usize, joints: &[usize], ibms: &[Mat4]) {
-    let data: Vec<Vec<f32>> = ibms.iter().map(|m| m.to_cols_array().to_vec()).collect();
+    let data: Vec<Vec<f32>> = ibms
+        .iter()
+        .map(|m| affine(*m).to_cols_array().to_vec())
+        .collect();
     let acc = g.push_floats("MAT4", &data);
     g.json["skins"][s]["joints"] = json!(joints);
     g.json["skins"][s]["inverseBindMatrices"] = json!(acc);
