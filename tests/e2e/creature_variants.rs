@@ -628,6 +628,13 @@ fn creature_variants_pass_the_khronos_validator() {
         ("cesium four arms", &cesium, four_armed(&cesium)),
         ("vrm four arms", &vrm, four_armed(&vrm)),
     ];
+    // For checks by hand (Blender, ref-dump): CREATURE_VARIANTS_DIR=/some/dir writes them.
+    if let Some(dir) = std::env::var_os("CREATURE_VARIANTS_DIR") {
+        for (what, _, variant) in &cases {
+            let file = Path::new(&dir).join(format!("{}.glb", what.replace(' ', "_")));
+            std::fs::write(file, variant).unwrap();
+        }
+    }
     let mut known: Vec<(&[u8], BTreeMap<String, usize>)> = Vec::new();
     for (what, original, variant) in cases {
         let before = match known.iter().find(|(o, _)| *o == original) {

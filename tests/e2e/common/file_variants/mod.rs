@@ -7,6 +7,11 @@
 //! glTF variants work on any skinned GLB/VRM, keep rotation keys unit quaternions and keep
 //! the file valid glTF. Humanoid joints are found without the product's labeller: the file's
 //! VRM table, else hand-written tables of the bundled rigs' names (`labels`).
+//!
+//! The creature variants (issue #9: `creatures`, `four_armed`, `joint_names`) work on any
+//! skinned rig, joints picked by node index or name predicate (`node_edit::joint_named`):
+//! renamed joints, one more root node, a bone split, a chain shortened, limbs lengthened,
+//! and (humanoids) a second pair of arms.
 
 pub mod anim;
 pub mod bvh_variants;
