@@ -7,17 +7,29 @@
 //! glTF variants work on any skinned GLB/VRM, keep rotation keys unit quaternions and keep
 //! the file valid glTF. Humanoid joints are found without the product's labeller: the file's
 //! VRM table, else hand-written tables of the bundled rigs' names (`labels`).
+//!
+//! The creature variants (issue #9: `creatures`, `four_armed`, `joint_names`) work on any
+//! skinned rig, joints picked by node index or name predicate (`node_edit::joint_named`):
+//! renamed joints, one more root node, a bone split, a chain shortened, limbs lengthened,
+//! and (humanoids) a second pair of arms.
 
 pub mod anim;
 pub mod bvh_variants;
 pub mod checks;
+pub mod creatures;
+pub mod four_armed;
 pub mod glb;
 pub mod gltf_variants;
+pub mod joint_names;
 pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
+pub mod node_edit;
 
 pub use bvh_variants::{degenerate_zero_pose, z_up_bvh};
+pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
+pub use four_armed::four_armed;
 pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
+pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mixamo::mixamo_through_blender;
