@@ -5,7 +5,7 @@
 use super::{Session, SessionError, Side};
 use crate::core::automap::{RigSide, automatic_map, leg_pairs};
 use crate::core::chains::{BuildFrame, Chain, ChainSkeleton, build, pair_joints};
-use crate::core::{BoneMap, BonePair, MapMethod};
+use crate::core::{BoneMap, BonePair, MapMethod, SideLabel};
 use crate::io::project::ChainFile;
 use glam::Vec3;
 
@@ -87,11 +87,11 @@ impl Side {
         }
     }
 
-    fn rig<'a>(&'a self, positions: &'a [Vec3]) -> RigSide<'a> {
+    fn rig<'a>(&'a self, positions: &'a [Vec3], labels: &'a [Option<SideLabel>]) -> RigSide<'a> {
         RigSide {
             names: self.skeleton().names(),
             parents: self.skeleton().parents(),
-            labels: &self.labels,
+            labels,
             chains: &self.chains,
             positions,
         }
@@ -106,7 +106,8 @@ impl Session {
             self.source.reference_positions(),
             self.target.reference_positions(),
         );
-        automatic_map(&self.source.rig(&sp), &self.target.rig(&tp))
+        let (sl, tl) = (self.source.map_labels(), self.target.map_labels());
+        automatic_map(&self.source.rig(&sp, &sl), &self.target.rig(&tp, &tl))
     }
 
     /// Recomputes the leg chains the root motion stands on, after the map changed.
@@ -115,7 +116,12 @@ impl Session {
             self.source.reference_positions(),
             self.target.reference_positions(),
         );
-        let legs = leg_pairs(&self.map, &self.source.rig(&sp), &self.target.rig(&tp));
+        let (sl, tl) = (self.source.map_labels(), self.target.map_labels());
+        let legs = leg_pairs(
+            &self.map,
+            &self.source.rig(&sp, &sl),
+            &self.target.rig(&tp, &tl),
+        );
         self.map.set_legs(legs);
     }
 

@@ -125,12 +125,7 @@ impl Session {
     /// otherwise some joint is mapped and the pelvis carries the root motion. A fox or a
     /// robot maps by names and chains; two rigs with nothing in common are refused.
     fn check_map(&self) -> Result<(), SessionError> {
-        let humanoid = |side: &Side| {
-            side.labels
-                .iter()
-                .flatten()
-                .any(|l| l.bone == HumanBone::Hips && l.confidence >= 0.5)
-        };
+        let humanoid = |side: &Side| side.is_humanoid();
         let hips_mapped = self
             .map
             .pairs()
@@ -154,6 +149,9 @@ impl Session {
     /// Turns each side's container so it faces +Z with +Y up.
     pub fn face_forward(&mut self) -> Result<(), SessionError> {
         for side in [&mut self.source, &mut self.target] {
+            if !side.is_humanoid() {
+                continue;
+            }
             let labels = side.bone_labels();
             let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
                 continue;
@@ -178,6 +176,9 @@ impl Session {
     /// two rest poses were (A-pose, T-pose, mocap along +X).
     pub fn auto_align(&mut self) -> Result<(), SessionError> {
         for side in [&mut self.source, &mut self.target] {
+            if !side.is_humanoid() {
+                continue;
+            }
             let labels = side.bone_labels();
             let mut reference = side.reference.clone();
             let offsets = crate::core::characterize::canonical_offsets(

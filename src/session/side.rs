@@ -133,6 +133,38 @@ impl Side {
         Ok(side)
     }
 
+    /// Whether the side is a humanoid: hips, head and the four limbs labelled with some
+    /// confidence (a fox's `b_LeftUpperArm_09` is a front leg, not an arm). Only humanoids
+    /// are turned by their labels and laid into the canonical T-pose.
+    pub fn is_humanoid(&self) -> bool {
+        use crate::core::HumanBone::*;
+        [
+            Hips,
+            Head,
+            LeftUpperLeg,
+            RightUpperLeg,
+            LeftUpperArm,
+            RightUpperArm,
+        ]
+        .iter()
+        .all(|b| {
+            self.labels
+                .iter()
+                .flatten()
+                .any(|l| l.bone == *b && l.confidence >= 0.5)
+        })
+    }
+
+    /// The labels the map pairs by: none on a rig that is no humanoid, whose few name
+    /// matches would pull its limbs off their chains.
+    pub fn map_labels(&self) -> Vec<Option<SideLabel>> {
+        if self.is_humanoid() {
+            self.labels.clone()
+        } else {
+            vec![None; self.labels.len()]
+        }
+    }
+
     /// The humanoid bone of each joint, as the map builder labelled it.
     pub fn bone_labels(&self) -> Vec<Option<crate::core::HumanBone>> {
         self.labels.iter().map(|l| l.map(|l| l.bone)).collect()

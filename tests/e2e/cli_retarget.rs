@@ -161,10 +161,9 @@ fn all_clips_and_animation_only() {
 fn bad_requests_exit_2_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.glb");
-    let (bvh, robot, fox) = (
+    let (bvh, robot) = (
         asset_path("bvh/02_01.bvh"),
         asset_path("gltf/RobotExpressive.glb"),
-        asset_path("gltf/Fox.glb"),
     );
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
@@ -180,18 +179,6 @@ fn bad_requests_exit_2_with_one_line() {
                 p(&out),
             ],
             "Moonwalk",
-        ),
-        (
-            vec![
-                "retarget",
-                "--source",
-                p(&bvh),
-                "--target",
-                p(&fox),
-                "--out",
-                p(&out),
-            ],
-            "no humanoid",
         ),
         (
             vec![

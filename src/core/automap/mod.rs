@@ -166,7 +166,9 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             }
         } else if let Some(p) = by_label.for_target(t) {
             p.clone()
-        } else if let Some((s, confidence)) = by_chain[t] {
+        } else if let Some((s, confidence)) = by_chain[t]
+            .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
+        {
             BonePair {
                 method: MapMethod::Chain,
                 confidence,
@@ -181,6 +183,34 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
     set_translations(&mut map, source, target);
     map.set_legs(leg_pairs(&map, source, target));
     map
+}
+
+/// Whether source joint `s` hangs at or below the source of target joint `t`'s nearest
+/// mapped ancestor, so a chain pair never reaches back up the source (a robot's leg chain
+/// ends at its knee; CesiumMan's toe, under a foot mapped to the robot's IK foot, must not
+/// take the knee).
+fn below_mapped_parent(
+    pairs: &[BonePair],
+    source_parents: &[Option<usize>],
+    target_parents: &[Option<usize>],
+    s: usize,
+    t: usize,
+) -> bool {
+    let mut at = target_parents[t];
+    while let Some(p) = at {
+        if let Some(pair) = pairs.iter().find(|q| q.target == p) {
+            let mut up = Some(s);
+            while let Some(j) = up {
+                if j == pair.source {
+                    return true;
+                }
+                up = source_parents[j];
+            }
+            return false;
+        }
+        at = target_parents[p];
+    }
+    true
 }
 
 /// The pelvis (the humanoid hips where both sides have them) carries the scaled root

@@ -12,6 +12,7 @@ pub(super) struct Tagger<'a> {
     forward: Vec3,
     left: Vec3,
     size: f32,
+    floor: f32,
     /// Vertical extent: heights are judged against it (a robot's arm span is not its height).
     tall: f32,
     /// Midway between the front-most and back-most limb attachments.
@@ -44,6 +45,7 @@ impl<'a> Tagger<'a> {
             forward,
             left,
             size: (hi - lo).max_element().max(1e-6),
+            floor: lo.y,
             tall: (hi.y - lo.y).max(1e-6),
             mid_depth: if depths.is_empty() {
                 0.0
@@ -87,7 +89,9 @@ pub(super) fn tag_limb(t: &Tagger, joints: &[usize], effectors: usize) -> Tags {
     } else {
         Height::Center
     };
-    let limb = if height == Height::Bottom {
+    // A leg comes in a left-right pair or stands on the floor; a drooping tail does neither.
+    let grounded = end.y - t.floor < 0.1 * t.tall;
+    let limb = if height == Height::Bottom && (lateral != Lateral::Center || grounded) {
         LimbType::Leg
     } else if effectors >= 2 || (lateral != Lateral::Center && height != Height::Bottom) {
         LimbType::Grasper
