@@ -10,6 +10,7 @@ mod bvh_import;
 mod cli_check;
 mod cli_inspect;
 mod cli_retarget;
+mod fbx_import;
 mod file_variants;
 mod gltf_export;
 mod gltf_import;

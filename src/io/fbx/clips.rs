@@ -82,7 +82,10 @@ fn joint_tracks(
     node: &ufbx::BakedNode,
     span: Option<(f64, f64)>,
 ) -> Result<JointTracks, crate::core::ClipError> {
-    let t = node.translation_keys.iter().map(|k| (k.time, vec3(k.value)));
+    let t = node
+        .translation_keys
+        .iter()
+        .map(|k| (k.time, vec3(k.value)));
     let r = node.rotation_keys.iter().map(|k| (k.time, quat(k.value)));
     let s = node.scale_keys.iter().map(|k| (k.time, vec3(k.value)));
     Ok(JointTracks {

@@ -10,6 +10,11 @@ pub(super) const OLDEST_VERSION: u32 = 6100;
 /// The conversion sits in the scene root's transform (`TransformRoot`), so every node's
 /// local transform stays as the file wrote it and only worlds carry the conversion.
 pub(super) fn parse(bytes: &[u8]) -> Result<ufbx::SceneRoot, Problem> {
+    // A binary file states its version in its header: refuse an old one before ufbx reads
+    // its records in a layout they do not have.
+    if let Some(version) = binary_version(bytes) {
+        check_version(version)?;
+    }
     let opts = ufbx::LoadOpts {
         file_format: ufbx::FileFormat::Fbx,
         no_format_from_content: true,
@@ -24,7 +29,19 @@ pub(super) fn parse(bytes: &[u8]) -> Result<ufbx::SceneRoot, Problem> {
         ..Default::default()
     };
     let scene = ufbx::load_memory(bytes, opts).map_err(|e| Problem::Fbx(describe(&e)))?;
-    let version = scene.metadata.version;
+    check_version(scene.metadata.version)?;
+    Ok(scene)
+}
+
+/// The version in a binary FBX header: the magic, 0x1A 0x00, then a little-endian u32.
+pub(super) fn binary_version(bytes: &[u8]) -> Option<u32> {
+    const MAGIC: &[u8] = b"Kaydara FBX Binary  \0";
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let v = rest.get(2..6)?;
+    Some(u32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+}
+
+fn check_version(version: u32) -> Result<(), Problem> {
     if version < OLDEST_VERSION {
         return Err(Problem::Fbx(format!(
             "FBX version {}.{} is older than 6.1, the oldest this reader supports",
@@ -32,7 +49,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<ufbx::SceneRoot, Problem> {
             version % 1000 / 100
         )));
     }
-    Ok(scene)
+    Ok(())
 }
 
 /// ufbx's message ("Truncated file", "Unrecognized file format (...)") without its version

@@ -92,7 +92,13 @@ fn binding<'a>(
         if cluster_joint.iter().all(Option::is_none) {
             return None;
         }
-        return Some((Weighting::Skin { skin, cluster_joint }, ibm));
+        return Some((
+            Weighting::Skin {
+                skin,
+                cluster_joint,
+            },
+            ibm,
+        ));
     }
     let mut up = node.parent.as_ref();
     while let Some(p) = up {
@@ -140,7 +146,11 @@ fn primitive(
             let key = (
                 mesh.vertex_position.indices[i],
                 index_or_zero(&mesh.vertex_normal.indices, i),
-                if has_uv { index_or_zero(&mesh.vertex_uv.indices, i) } else { 0 },
+                if has_uv {
+                    index_or_zero(&mesh.vertex_uv.indices, i)
+                } else {
+                    0
+                },
             );
             let next = p.positions.len() as u32;
             let v = *corners.entry(key).or_insert(next);
@@ -207,7 +217,10 @@ fn strongest_four(
         .unwrap_or(&[])
         .iter()
         .filter_map(|w| {
-            let joint = cluster_joint.get(w.cluster_index as usize).copied().flatten()?;
+            let joint = cluster_joint
+                .get(w.cluster_index as usize)
+                .copied()
+                .flatten()?;
             (w.weight > 0.0).then_some((joint, w.weight as f32))
         })
         .collect();

@@ -11,8 +11,6 @@ use std::collections::{BTreeSet, HashMap};
 /// A skeleton with the ufbx node each joint came from.
 pub(super) struct Built {
     pub skeleton: Skeleton,
-    /// Node index (`typed_id`) of each joint.
-    pub nodes: Vec<usize>,
     pub joint_of_node: HashMap<usize, usize>,
     /// `world_from_joint` in the bind pose, per joint (container included).
     pub bind_worlds: Vec<Mat4>,
@@ -134,7 +132,10 @@ fn bind_links(scene: &ufbx::Scene) -> HashMap<usize, Mat4> {
     let mut links = HashMap::new();
     for pose in scene.poses.iter().filter(|p| p.is_bind_pose) {
         for bp in pose.bone_poses.iter() {
-            links.insert(bp.bone_node.element.typed_id as usize, mat4(&bp.bone_to_world));
+            links.insert(
+                bp.bone_node.element.typed_id as usize,
+                mat4(&bp.bone_to_world),
+            );
         }
     }
     for cluster in scene.skin_clusters.iter() {
@@ -203,14 +204,12 @@ pub(super) fn build(
         ));
     }
     note_inherit_modes(scene, &ordered, &joint_of_node, warnings);
-    let skeleton =
-        Skeleton::new(name, container, defs).map_err(|source| Problem::Skeleton {
-            skeleton: name.to_owned(),
-            source,
-        })?;
+    let skeleton = Skeleton::new(name, container, defs).map_err(|source| Problem::Skeleton {
+        skeleton: name.to_owned(),
+        source,
+    })?;
     Ok(Built {
         skeleton,
-        nodes: ordered,
         joint_of_node,
         bind_worlds,
     })
@@ -231,9 +230,11 @@ fn note_inherit_modes(
         if node.inherit_mode == ufbx::InheritMode::Normal {
             continue;
         }
-        let Some(parent) = node.parent.as_ref().filter(|p| {
-            joint_of_node.contains_key(&(p.element.typed_id as usize))
-        }) else {
+        let Some(parent) = node
+            .parent
+            .as_ref()
+            .filter(|p| joint_of_node.contains_key(&(p.element.typed_id as usize)))
+        else {
             continue;
         };
         let composed = mat4(&parent.node_to_world) * mat4(&node.node_to_parent);
