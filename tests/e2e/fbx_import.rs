@@ -449,3 +449,31 @@ fn fbx_works_as_source_and_as_target() {
         }
     }
 }
+
+/// Bytes flipped anywhere in the four small files: an error or an asset, never a panic.
+#[test]
+fn flipped_bytes_never_panic() {
+    let mut x = 0x2545_f491u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for rel in UFBX_FILES {
+        let good = std::fs::read(asset_path(rel)).unwrap();
+        for round in 0..40 {
+            let mut bad = good.clone();
+            for _ in 0..(1 + round % 8) {
+                let at = next() as usize % bad.len();
+                bad[at] = next() as u8;
+            }
+            let path = dir.path().join("flipped.fbx");
+            std::fs::write(&path, &bad).unwrap();
+            if let Err(e) = retarget_studio::io::load(&path, &ImportOptions::default()) {
+                assert!(e.to_string().contains("flipped.fbx"), "{e}");
+            }
+        }
+    }
+}
