@@ -14,7 +14,7 @@ const UFBX_FILES: &[&str] = &[
     "fbx/maya2019_sausage_no_bindpose_7500_ascii.fbx",
     "fbx/max2020_transformed_skin_7500_ascii.fbx",
 ];
-const CHARACTERS: &[&str] = &["CesiumMan", "Fox", "RobotExpressive"];
+const CHARACTERS: [&str; 3] = ["CesiumMan", "Fox", "RobotExpressive"];
 
 fn clip_summary(asset: &Asset) -> Vec<(String, f32, f32)> {
     let r = |x: f32| (x * 1e4).round() / 1e4;
@@ -283,10 +283,10 @@ fn fbx_of_a_gltf_character_reads_to_the_gltf_world_positions() {
         ("RobotArmature|Idle_RobotArmature", 0.008),
         ("RobotArmature|Wave_RobotArmature", 0.013),
     ];
-    for character in CHARACTERS {
-        let gltf = load(&format!("gltf/{character}.glb"));
+    // Stacks per file: RobotExpressive keeps 4 of its 14 clips (make-fbx-characters.py).
+    for (character, stacks) in CHARACTERS.iter().zip([1, 3, 4]) {
         let all = misses(character);
-        assert_eq!(all.len(), gltf.clips.len().min(all.len()));
+        assert_eq!(all.len(), stacks, "{character}");
         for m in all {
             let bound = known.iter().find(|k| k.0 == m.stack).map_or(1e-5, |k| k.1);
             let worst = m.on_keys.max(m.between);
