@@ -14,6 +14,9 @@ run "$B" retarget --source assets/bvh/02_01.bvh --target assets/gltf/RobotExpres
 run "$B" retarget --source assets/gltf/RobotExpressive.glb --clip Dance --target assets/vrm/cryptovoxels.vrm --out "$OUT/dance_vrm.glb"
 run "$B" retarget --source assets/gltf/CesiumMan.glb --target assets/gltf/RobotExpressive.glb --out "$OUT/cesium_robot.glb"
 run "$B" retarget --source assets/bvh/05_06.bvh --target assets/vrm/cryptovoxels.vrm --out "$OUT/dance_anim_only.glb" --animation-only
+# FBX: a target whose GLB carries the meshes the FBX reader read, and an FBX source.
+run "$B" retarget --source assets/bvh/02_01.bvh --target assets/fbx/RobotExpressive.fbx --out "$OUT/walk_robot_fbx.glb"
+run "$B" retarget --source assets/fbx/CesiumMan.fbx --target assets/gltf/RobotExpressive.glb --out "$OUT/cesium_fbx_robot.glb"
 
 failed=0
 for glb in "$OUT"/*.glb; do

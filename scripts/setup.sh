@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential pkg-config            # C compiler for crates that build C code
+  build-essential pkg-config            # C compiler for crates that build C code (ufbx, FBX import)
   libgl1 libglx-mesa0 libgl1-mesa-dri   # OpenGL at run time (the editor's viewports)
   libxkbcommon-x11-0 libx11-6 libxcursor1 libxrandr2 libxi6  # X11 windowing at run time
   xvfb xauth                            # headless display for screenshot tests

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
-    /// The file to read (.gltf, .glb, .vrm, .vrma, .bvh).
+    /// The file to read (.gltf, .glb, .vrm, .vrma, .bvh, .fbx).
     pub file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]

@@ -17,6 +17,8 @@ pub enum Format {
     /// VRM Animation (`extensions.VRMC_vrm_animation`).
     Vrma,
     Bvh,
+    /// FBX 6.1 to 7.7, binary or ASCII.
+    Fbx,
 }
 
 impl Format {
@@ -28,6 +30,7 @@ impl Format {
             Format::Vrm1 => "vrm1",
             Format::Vrma => "vrma",
             Format::Bvh => "bvh",
+            Format::Fbx => "fbx",
         }
     }
 }

@@ -23,7 +23,7 @@ impl ImportError {
 pub enum Problem {
     #[error("cannot read the file: {0}")]
     Read(#[source] std::io::Error),
-    #[error("unknown file type (expected .gltf, .glb, .vrm, .vrma or .bvh)")]
+    #[error("unknown file type (expected .gltf, .glb, .vrm, .vrma, .bvh or .fbx)")]
     UnknownFormat,
     #[error("not a glTF file: {0}")]
     NotGltf(String),
@@ -53,6 +53,9 @@ pub enum Problem {
     },
     #[error("{what}: {reason}")]
     BadData { what: String, reason: String },
+    /// ufbx could not read the file, or it is an FBX this reader refuses (older than 6.1).
+    #[error("cannot read it as FBX: {0}")]
+    Fbx(String),
     #[error("line {line}: {message}")]
     Bvh { line: usize, message: String },
 }

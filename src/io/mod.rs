@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod bvh;
 pub mod bvh_export;
 pub mod error;
+pub mod fbx;
 pub mod gltf_export;
 pub mod gltf_import;
 pub mod project;
@@ -37,6 +38,7 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> 
     match ext.as_str() {
         "bvh" => bvh::import_bvh(path, options),
         "gltf" | "glb" | "vrm" | "vrma" => gltf_import::import_gltf(path),
+        "fbx" => fbx::import_fbx(path),
         _ => {
             let bytes =
                 std::fs::read(path).map_err(|e| ImportError::new(path, Problem::Read(e)))?;
@@ -44,6 +46,8 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> 
                 bvh::import_bvh_bytes(path, &bytes, options)
             } else if bytes.starts_with(b"glTF") {
                 gltf_import::import_gltf_bytes(path, &bytes)
+            } else if fbx::looks_like_fbx(&bytes) {
+                fbx::import_fbx_bytes(path, &bytes)
             } else {
                 Err(ImportError::new(path, Problem::UnknownFormat))
             }

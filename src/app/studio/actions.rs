@@ -47,12 +47,12 @@ impl StudioApp {
             Command::LoadSource(p) => self.load_side(Some(p), None),
             Command::LoadTarget(p) => self.load_side(None, Some(p)),
             Command::LoadSourceDialog => {
-                if let Some(p) = pick(&["glb", "gltf", "vrm", "vrma", "bvh"], "animation") {
+                if let Some(p) = pick(&["glb", "gltf", "vrm", "vrma", "bvh", "fbx"], "animation") {
                     self.load_side(Some(p), None);
                 }
             }
             Command::LoadTargetDialog => {
-                if let Some(p) = pick(&["glb", "gltf", "vrm"], "character") {
+                if let Some(p) = pick(&["glb", "gltf", "vrm", "fbx"], "character") {
                     self.load_side(None, Some(p));
                 }
             }

@@ -204,8 +204,8 @@ impl StudioApp {
             let command = match ext.as_str() {
                 "ron" => Command::OpenProject(path),
                 "bvh" => Command::LoadSource(path),
-                "glb" | "gltf" | "vrm" | "vrma" if left => Command::LoadSource(path),
-                "glb" | "gltf" | "vrm" => Command::LoadTarget(path),
+                "glb" | "gltf" | "vrm" | "vrma" | "fbx" if left => Command::LoadSource(path),
+                "glb" | "gltf" | "vrm" | "fbx" => Command::LoadTarget(path),
                 _ => {
                     self.error = Some(format!(
                         "{}: not a file Retarget Studio opens",

@@ -57,7 +57,9 @@ impl StudioApp {
             for (i, col) in cols.iter_mut().enumerate() {
                 let label = names
                     .as_ref()
-                    .map_or("Drop a .ron, .glb, .vrm or .bvh here", |n| n[i].as_str());
+                    .map_or("Drop a .ron, .glb, .vrm, .fbx or .bvh here", |n| {
+                        n[i].as_str()
+                    });
                 let notes = self.import_note_count(i);
                 col.horizontal(|ui| {
                     ui.strong(label);

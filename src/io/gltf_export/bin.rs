@@ -83,6 +83,25 @@ impl Extra {
         ))
     }
 
+    /// Unsigned 32-bit scalars (triangle indices).
+    pub fn push_u32(
+        &mut self,
+        root: &mut Root,
+        values: &[u32],
+        target: Option<Target>,
+    ) -> Index<json::Accessor> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.push_view(root, &bytes, target);
+        root.push(accessor(
+            view,
+            values.len(),
+            ComponentType::U32,
+            Type::Scalar,
+            None,
+            None,
+        ))
+    }
+
     /// Unsigned 16-bit data (joint indices).
     pub fn push_u16(
         &mut self,

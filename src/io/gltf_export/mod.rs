@@ -7,6 +7,7 @@ mod anim;
 mod bin;
 mod character;
 mod embed;
+mod meshes;
 mod pack;
 mod repair;
 mod rig;
@@ -81,6 +82,16 @@ pub fn export_glb(
         ))));
     };
     let built = match options.content {
+        // A character read from another format (FBX): its meshes as the importer read them.
+        GlbContent::WithCharacter if target.joint_nodes.is_empty() && !target.meshes.is_empty() => {
+            let meshes: Vec<_> = target
+                .meshes
+                .iter()
+                .filter(|m| m.skeleton == skeleton)
+                .cloned()
+                .collect();
+            rig::build(s, &meshes, clips)
+        }
         GlbContent::WithCharacter => {
             let nodes = joint_nodes(target, skeleton).map_err(fail)?;
             character::build(
@@ -91,7 +102,7 @@ pub fn export_glb(
                 options.keep_existing_animations,
             )
         }
-        GlbContent::AnimationOnly => rig::build(s, clips),
+        GlbContent::AnimationOnly => rig::build(s, &[], clips),
     }
     .map_err(fail)?;
     let json = gltf::json::serialize::to_vec(&built.root).map_err(|e| {
@@ -110,14 +121,16 @@ pub fn export_glb(
     })
 }
 
-/// The glTF node of every joint; a target read from BVH has none to put clips on.
+/// The glTF node of every joint; a target read from BVH has none to put clips on (and no
+/// meshes to write in their place).
 fn joint_nodes(target: &Asset, skeleton: usize) -> Result<&[usize], ExportProblem> {
     let joints = target.skeletons.get(skeleton).map_or(0, |s| s.len());
     match target.joint_nodes.get(skeleton) {
         Some(nodes) if nodes.len() == joints => Ok(nodes),
         _ => Err(ExportProblem::Invalid(format!(
-            "the target ({}) has no glTF nodes for its joints; only a character read from \
-             glTF, GLB or VRM can be written with its character (use AnimationOnly)",
+            "the target ({}) has no glTF nodes for its joints and no meshes; only a character \
+             read from glTF, GLB, VRM or FBX can be written with its character (use \
+             AnimationOnly)",
             target.format.name()
         ))),
     }

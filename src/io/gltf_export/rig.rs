@@ -1,18 +1,26 @@
 //! `AnimationOnly`: the skeleton alone as nodes, a skin over them and the clips. The skin
 //! carries inverse bind matrices from the skeleton's bind pose: Blender builds an armature
-//! from a skin, and the importer here reads the same bind pose back.
+//! from a skin, and the importer here reads the same bind pose back. With meshes (a
+//! `WithCharacter` export of a target read from FBX), the importer's meshes go in too.
 
 use super::anim::{self, Written};
 use super::bin::Extra;
-use super::{Built, pack};
+use super::{Built, meshes, pack};
 use crate::core::{Clip, Pose, Skeleton, Transform};
+use crate::io::asset::SkinnedMesh;
 use crate::io::error::ExportProblem;
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
 use gltf::json::scene::UnitQuaternion;
 use gltf::json::{self, Index, Root};
 
-pub(super) fn build(skeleton: &Skeleton, clips: &[Clip]) -> Result<Built, ExportProblem> {
+/// `meshes` are drawn by `skeleton` (their joint indices are its joints); empty for a bare
+/// skeleton.
+pub(super) fn build(
+    skeleton: &Skeleton,
+    meshes: &[SkinnedMesh],
+    clips: &[Clip],
+) -> Result<Built, ExportProblem> {
     let mut notes = Vec::new();
     let mut root = Root::default();
     root.asset.generator = Some(format!("Retarget Studio {}", env!("CARGO_PKG_VERSION")));
@@ -44,11 +52,21 @@ pub(super) fn build(skeleton: &Skeleton, clips: &[Clip]) -> Result<Built, Export
         name: Some(skeleton.name.clone()),
         skeleton: None,
     });
+    let mut scene_nodes = vec![container];
+    scene_nodes.extend(meshes::push_meshes(&mut root, &mut extra, meshes, &nodes));
+    if !meshes.is_empty() {
+        notes.push(format!(
+            "the target's {} mesh(es) were written from what the importer read (positions, \
+             normals, UVs, four weights, base colour and embedded texture); other material \
+             properties are not carried over",
+            meshes.len()
+        ));
+    }
     let scene = root.push(json::Scene {
         extensions: None,
         extras: Default::default(),
         name: Some(skeleton.name.clone()),
-        nodes: vec![container],
+        nodes: scene_nodes,
     });
     root.scene = Some(scene);
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Compares our FBX reader with Blender's on every FBX in assets/fbx that Blender reads.
+
+    scripts/fbx-vs-blender.py [FILE.fbx ...]
+
+For each file (default: assets/fbx/*.fbx) that Blender 3.4's importer accepts (binary FBX
+7.1 or later; ASCII and older files are skipped here, as Blender refuses them), Blender runs
+once: shared/tools/pose-dump dumps the first animation stack that has keys, and
+`retarget-studio dump-pose --clip <that stack>` dumps the same stack as our reader sees it.
+shared/tools/pose-compare then measures the world joint positions of the joints both have,
+relative to the figure's height (Blender's, used unscaled on both sides), at Blender's key
+times. Every file must agree within TOL
+(1e-4 of height). Exit 0 when all agree, 1 otherwise. Python standard library only; run it
+with Debian's /usr/bin/python3 (Blender's numpy breaks under a pyenv python).
+"""
+import glob
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(ROOT, "..", "shared", "tools"))
+OURS = os.environ.get("RETARGET_STUDIO", os.path.join(ROOT, "target", "debug", "retarget-studio"))
+TOL = 1e-4
+
+
+def blender_reads(path):
+    """Blender 3.4 reads binary FBX 7.1+ only (shared/tools/README.md, FBX)."""
+    with open(path, "rb") as f:
+        head = f.read(27)
+    if not head.startswith(b"Kaydara FBX Binary  \0") or len(head) < 27:
+        return False, "ASCII FBX"
+    version = struct.unpack("<I", head[23:27])[0]
+    if version < 7100:
+        return False, f"binary FBX {version}"
+    return True, f"binary FBX {version}"
+
+
+def compare(path, tmp):
+    name = os.path.splitext(os.path.basename(path))[0]
+    blender = os.path.join(tmp, name + ".blender.json")
+    ours = os.path.join(tmp, name + ".ours.json")
+    r = subprocess.run([os.path.join(TOOLS, "pose-dump"), path, "-o", blender],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return False, f"pose-dump failed: {r.stderr.strip()[-400:]}"
+    with open(blender) as f:
+        dump = json.load(f)
+    stack = dump["meta"]["animation"]
+    # The figure's height in Blender's reading (Y extent at the first frame); both sides are
+    # measured against it unscaled, so a unit or scale error still shows.
+    ys = [p[0][1] for p in dump["joints"].values()]
+    height = max(max(ys) - min(ys), 1e-9)
+    r = subprocess.run([OURS, "dump-pose", path, "--clip", stack, "-o", ours],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return False, f"dump-pose failed: {r.stderr.strip()[-400:]}"
+    r = subprocess.run([os.path.join(TOOLS, "pose-compare"), blender, ours,
+                        "--relative", "--height-a", str(height), "--height-b", str(height),
+                        "--tol-max", str(TOL)], capture_output=True, text=True)
+    last = (r.stdout.strip().splitlines() or [r.stderr.strip() or "(no output)"])[-1]
+    return r.returncode == 0, f"stack '{stack}': {last}"
+
+
+def main():
+    files = sys.argv[1:] or sorted(glob.glob(os.path.join(ROOT, "assets", "fbx", "*.fbx")))
+    failed = checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            ok, kind = blender_reads(path)
+            rel = os.path.relpath(path, ROOT)
+            if not ok:
+                print(f"skip {rel}: {kind}, which Blender's importer refuses")
+                continue
+            good, what = compare(path, tmp)
+            checked += 1
+            print(f"{'ok  ' if good else 'FAIL'} {rel} ({kind}): {what}")
+            failed += 0 if good else 1
+    print(f"fbx-vs-blender: {checked - failed} passed, {failed} failed")
+    return 1 if failed or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
