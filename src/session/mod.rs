@@ -9,7 +9,7 @@ mod side;
 
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
-pub use quality::JUDGED_SEGMENTS;
+pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
 
 pub use side::{Side, SideRole};
 
@@ -237,15 +237,60 @@ impl Session {
         Ok(r)
     }
 
-    /// Whether both sides are one character: the same joints, parents and bind pose.
+    /// Whether both sides are one character: the same joints, parents and bind pose; or the
+    /// same body under other names, bone axes, scale or an extra node on top (every joint
+    /// paired by name, one to one, parent to parent, bone lengths in one proportion).
     pub fn same_rig(&self) -> bool {
         let (s, t) = (self.source.skeleton(), self.target.skeleton());
-        s.names() == t.names()
+        let identical = s.names() == t.names()
             && s.parents() == t.parents()
             && s.container().abs_diff_eq(t.container(), 1e-4)
             && s.bind().iter().zip(t.bind()).all(|(a, b)| {
                 a.translation
                     .abs_diff_eq(b.translation, 1e-4 * (1.0 + a.translation.length()))
+            });
+        identical || self.same_body()
+    }
+
+    fn same_body(&self) -> bool {
+        use crate::core::MapMethod::{ExactName, SimilarName};
+        let (s, t) = (self.source.skeleton(), self.target.skeleton());
+        if s.len() != t.len() || self.map.len() != t.len() {
+            return false;
+        }
+        let mut source_of = vec![usize::MAX; t.len()];
+        for p in self.map.pairs() {
+            if !matches!(p.method, ExactName | SimilarName) {
+                return false;
+            }
+            source_of[p.target] = p.source;
+        }
+        let mut seen = vec![false; s.len()];
+        for &src in &source_of {
+            if std::mem::replace(&mut seen[src], true) {
+                return false;
+            }
+        }
+        let parents_agree =
+            (0..t.len()).all(|j| t.parents()[j].map(|p| source_of[p]) == s.parents()[source_of[j]]);
+        // Bone lengths in world units, in one proportion (the containers may scale).
+        let (ws, wt) = (
+            crate::core::Pose::bind(s).world_positions(s),
+            crate::core::Pose::bind(t).world_positions(t),
+        );
+        let lengths = |w: &[glam::Vec3], parents: &[Option<usize>], j: usize| {
+            parents[j].map_or(0.0, |p| w[j].distance(w[p]))
+        };
+        let total_s: f32 = (0..s.len()).map(|j| lengths(&ws, s.parents(), j)).sum();
+        let total_t: f32 = (0..t.len()).map(|j| lengths(&wt, t.parents(), j)).sum();
+        if total_s <= 0.0 || total_t <= 0.0 {
+            return false;
+        }
+        parents_agree
+            && (0..t.len()).all(|j| {
+                let a = lengths(&ws, s.parents(), source_of[j]) / total_s;
+                let b = lengths(&wt, t.parents(), j) / total_t;
+                (a - b).abs() < 1e-4
             })
     }
 

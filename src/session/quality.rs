@@ -75,95 +75,121 @@ pub const JUDGED_SEGMENTS: [(HumanBone, HumanBone); 8] = {
     ]
 };
 
-/// The joints judge compares: hips, feet and the limb segments, from the map's labels.
-fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
-    use HumanBone::*;
-    let pair = |bone: HumanBone| -> Option<(usize, usize)> {
-        let p = session.map.pairs().iter().find(|p| p.bone == Some(bone))?;
-        let src = session.source.skeleton().names();
-        let tgt = session.target.skeleton().names();
-        Some((a.joint(&src[p.source])?, b.joint(&tgt[p.target])?))
-    };
-    let (Some(hips_l), Some(hips_r)) = (pair(LeftUpperLeg), pair(RightUpperLeg)) else {
-        return chain_spec(session, a, b);
-    };
-    let feet = [LeftFoot, RightFoot]
-        .into_iter()
-        .filter_map(pair)
-        .map(|(a, b)| FootPair { a, b })
-        .collect();
-    let segments = JUDGED_SEGMENTS
-        .into_iter()
-        .filter_map(|(from, to)| {
-            let (f, t) = (pair(from)?, pair(to)?);
-            Some(SegmentPair {
-                name: format!("{}→{}", from.as_str(), to.as_str()),
-                a: (f.0, t.0),
-                b: (f.1, t.1),
-            })
-        })
-        .collect();
-    let same_rig = same_rig_pairs(session, a, b);
-    Some(Spec {
-        hips_a: (hips_l.0, hips_r.0),
-        hips_b: (hips_l.1, hips_r.1),
-        feet,
-        segments,
-        same_rig,
-        free: root_moved(session, b),
-    })
+/// The joints the measures compare, by name on each side: (source, target) pairs. The
+/// independent judge (`shared/tools/judge`) gets the same names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgedJoints {
+    /// Left and right upper legs (hind legs on a quadruped).
+    pub hips: [(String, String); 2],
+    /// Every foot; the first two stand under `hips`.
+    pub feet: Vec<(String, String)>,
+    /// Named segments: (name, (source from, source to), (target from, target to)).
+    pub segments: Vec<JudgedSegment>,
 }
 
-/// The measures of a rig without humanoid legs (a fox), from its chain skeleton: every
-/// leg's foot for ground and skate, a left and a right leg (hind legs first) for the
-/// pelvis, and each mapped limb as one segment from its start to its end, whatever the
-/// bone counts of the two chains.
-fn chain_spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
-    use crate::core::chains::{Depth, Lateral};
-    let (src, tgt) = (
-        session.source.skeleton().names(),
-        session.target.skeleton().names(),
-    );
-    let chains = &session.target.chains;
-    let tags = |j: usize| chains.chain_of(j).map(|c| chains.chains[c].tags);
-    let mut legs: Vec<_> = session.map.legs().to_vec();
-    // Hind legs first (they carry the pelvis), then left before right.
-    legs.sort_by_key(|l| {
-        let t = tags(l.target[0]).unwrap_or_default();
-        (t.depth == Depth::Front, t.lateral != Lateral::Left)
-    });
-    let end = |p: &[usize]| *p.last().expect("legs have joints");
-    let feet: Vec<FootPair> = legs
-        .iter()
-        .filter_map(|l| {
-            Some(FootPair {
-                a: a.joint(&src[end(&l.source)])?,
-                b: b.joint(&tgt[end(&l.target)])?,
+/// A segment whose direction is judged: its name, then (from, to) on each side.
+pub type JudgedSegment = (String, (String, String), (String, String));
+
+impl Session {
+    /// What `check` measures on this map: a humanoid's labelled hips, feet and limb
+    /// segments, or, without humanoid legs (a fox), the chain skeleton's legs (hind legs
+    /// first) and each mapped limb as one segment from its start to its end, whatever the
+    /// bone counts of the two chains.
+    pub fn judged_joints(&self) -> Option<JudgedJoints> {
+        let (src, tgt) = (
+            self.source.skeleton().names(),
+            self.target.skeleton().names(),
+        );
+        let named = |s: usize, t: usize| (src[s].clone(), tgt[t].clone());
+        let pair = |bone: HumanBone| {
+            let p = self.map.pairs().iter().find(|p| p.bone == Some(bone))?;
+            Some(named(p.source, p.target))
+        };
+        use HumanBone::*;
+        if let (Some(l), Some(r)) = (pair(LeftUpperLeg), pair(RightUpperLeg)) {
+            return Some(JudgedJoints {
+                hips: [l, r],
+                feet: [LeftFoot, RightFoot].into_iter().filter_map(pair).collect(),
+                segments: JUDGED_SEGMENTS
+                    .into_iter()
+                    .filter_map(|(from, to)| {
+                        let name = format!("{}→{}", from.as_str(), to.as_str());
+                        let (f, t) = (pair(from)?, pair(to)?);
+                        Some((name, (f.0, t.0), (f.1, t.1)))
+                    })
+                    .collect(),
+            });
+        }
+        self.chain_judged_joints()
+    }
+
+    fn chain_judged_joints(&self) -> Option<JudgedJoints> {
+        use crate::core::chains::{ChainKind, Depth, Lateral};
+        let (src, tgt) = (
+            self.source.skeleton().names(),
+            self.target.skeleton().names(),
+        );
+        let chains = &self.target.chains;
+        let tags = |j: usize| chains.chain_of(j).map(|c| chains.chains[c].tags);
+        let mut legs: Vec<_> = self.map.legs().to_vec();
+        // Hind legs first (they carry the pelvis), then left before right.
+        legs.sort_by_key(|l| {
+            let t = tags(l.target[0]).unwrap_or_default();
+            (t.depth == Depth::Front, t.lateral != Lateral::Left)
+        });
+        let end = |p: &[usize]| *p.last().expect("legs have joints");
+        let side = |lateral: Lateral| {
+            legs.iter()
+                .find(|l| tags(l.target[0]).is_some_and(|t| t.lateral == lateral))
+        };
+        let (l, r) = (side(Lateral::Left)?, side(Lateral::Right)?);
+        let top = |l: &crate::core::mapping::LegPair| {
+            (src[l.source[0]].clone(), tgt[l.target[0]].clone())
+        };
+        let names = chains.names();
+        let segments = (0..chains.chains.len())
+            .filter(|&c| chains.chains[c].kind == ChainKind::Limb)
+            .filter_map(|c| {
+                let s = &self.source.chains.chains[self.chain_source(c)?];
+                let t = &chains.chains[c];
+                (t.joints.len() >= 2 && s.joints.len() >= 2).then(|| {
+                    (
+                        names[c].clone(),
+                        (src[s.start()].clone(), src[s.end()].clone()),
+                        (tgt[t.start()].clone(), tgt[t.end()].clone()),
+                    )
+                })
             })
+            .collect();
+        Some(JudgedJoints {
+            hips: [top(l), top(r)],
+            feet: legs
+                .iter()
+                .map(|l| (src[end(&l.source)].clone(), tgt[end(&l.target)].clone()))
+                .collect(),
+            segments,
         })
+    }
+}
+
+/// The measures' joints as indices into the two motions.
+fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
+    let judged = session.judged_joints()?;
+    let pair = |(s, t): &(String, String)| Some((a.joint(s)?, b.joint(t)?));
+    let (hl, hr) = (pair(&judged.hips[0])?, pair(&judged.hips[1])?);
+    let feet = judged
+        .feet
+        .iter()
+        .filter_map(|f| pair(f).map(|(a, b)| FootPair { a, b }))
         .collect();
-    let side = |lateral: Lateral| {
-        legs.iter()
-            .find(|l| tags(l.target[0]).is_some_and(|t| t.lateral == lateral))
-    };
-    let (l, r) = (side(Lateral::Left)?, side(Lateral::Right)?);
-    let top = |l: &crate::core::mapping::LegPair| {
-        Some((a.joint(&src[l.source[0]])?, b.joint(&tgt[l.target[0]])?))
-    };
-    let (hl, hr) = (top(l)?, top(r)?);
-    let names = chains.names();
-    let segments = (0..chains.chains.len())
-        .filter(|&c| chains.chains[c].kind == crate::core::chains::ChainKind::Limb)
-        .filter_map(|c| {
-            let s = &session.source.chains.chains[session.chain_source(c)?];
-            let t = &chains.chains[c];
-            if t.joints.len() < 2 || s.joints.len() < 2 {
-                return None;
-            }
+    let segments = judged
+        .segments
+        .iter()
+        .filter_map(|(name, (sf, st), (tf, tt))| {
             Some(SegmentPair {
-                name: names[c].clone(),
-                a: (a.joint(&src[s.start()])?, a.joint(&src[s.end()])?),
-                b: (b.joint(&tgt[t.start()])?, b.joint(&tgt[t.end()])?),
+                name: name.clone(),
+                a: (a.joint(sf)?, a.joint(st)?),
+                b: (b.joint(tf)?, b.joint(tt)?),
             })
         })
         .collect();
@@ -191,13 +217,19 @@ fn root_moved(session: &Session, b: &Motion) -> Vec<usize> {
 }
 
 fn same_rig_pairs(session: &Session, a: &Motion, b: &Motion) -> Vec<(usize, usize)> {
-    if session.same_rig() {
-        (0..a.joints())
-            .filter_map(|j| Some((j, b.joint(&a.names[j])?)))
-            .collect()
-    } else {
-        Vec::new()
+    if !session.same_rig() {
+        return Vec::new();
     }
+    let (src, tgt) = (
+        session.source.skeleton().names(),
+        session.target.skeleton().names(),
+    );
+    session
+        .map
+        .pairs()
+        .iter()
+        .filter_map(|p| Some((a.joint(&src[p.source])?, b.joint(&tgt[p.target])?)))
+        .collect()
 }
 
 impl Session {

@@ -11,6 +11,7 @@ mod cli_check;
 mod cli_inspect;
 mod cli_retarget;
 mod creature_variants;
+mod creatures;
 mod fbx_import;
 mod file_variants;
 mod gltf_export;

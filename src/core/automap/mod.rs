@@ -64,7 +64,7 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
         m
     };
     let strict = |n: &str| Some(name_key(n));
-    let loose = |n: &str| loose_key(n).or_else(|| Some(name_key(n)));
+    let loose = |n: &str| loose_key(n);
     let (s_strict, t_strict) = (
         unique_keys(source.names, strict),
         unique_keys(target.names, strict),
@@ -93,7 +93,10 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
         } else if let Some(s) = by_key(&s_strict, &t_strict, strict(name)).filter(|&s| agrees(s)) {
             Some((s, MapMethod::SimilarName, 0.9))
         } else {
-            by_key(&s_loose, &t_loose, loose(name))
+            // One side numbered (`Torso_1`), the other not: either side's loose key against
+            // the other's full one.
+            by_key(&s_strict, &t_loose, loose(name))
+                .or_else(|| by_key(&s_loose, &t_strict, strict(name)))
                 .filter(|&s| agrees(s))
                 .map(|s| (s, MapMethod::SimilarName, 0.75))
         };
@@ -124,6 +127,18 @@ fn chain_pairs(
             }
         }
         let by_votes = votes.into_iter().max_by_key(|&(c, n)| (n, usize::MAX - c));
+        if by_votes.is_none()
+            && let Some(twin) = twin_of(target, tc_index, known)
+        {
+            // A copy of a limb names and labels reached (the lower arms of a four-armed
+            // biped): joint for joint as its twin.
+            for (&t, &tw) in tc.joints.iter().zip(&target.chains.chains[twin].joints) {
+                if let Some(s) = known[tw].or(out[tw].map(|(s, _)| s)) {
+                    out[t] = Some((s, 0.7));
+                }
+            }
+            continue;
+        }
         let (sc_index, score) = match by_votes {
             Some((c, _)) => (c, 0.8),
             None => match matched.iter().find(|m| m.target == tc_index) {
@@ -140,6 +155,20 @@ fn chain_pairs(
         }
     }
     out
+}
+
+/// Another target chain of the same kind, side, limb type and length that names or labels
+/// reached, coming earlier in the hierarchy (its height may differ: the copy hangs lower).
+fn twin_of(target: &RigSide, chain: usize, known: &[Option<usize>]) -> Option<usize> {
+    let c = &target.chains.chains[chain];
+    target.chains.chains.iter().enumerate().position(|(i, o)| {
+        i < chain
+            && o.kind == c.kind
+            && o.tags.lateral == c.tags.lateral
+            && o.tags.limb == c.tags.limb
+            && o.joints.len() == c.joints.len()
+            && o.joints.iter().any(|&j| known[j].is_some())
+    })
 }
 
 /// The map of `source` onto `target` by all four rules.

@@ -103,13 +103,21 @@ fn words(name: &str) -> (Option<Mark>, Vec<String>) {
             side = Some(m);
             continue;
         }
-        if NOISE.contains(&c.as_str()) && words.is_empty() {
-            continue;
-        }
         words.push(c);
     }
+    // Leading noise goes when a word is left that is not a number (`b_Hip_01` is `hip1`,
+    // but `Bone_1` stays `bone1`).
+    let noise = words
+        .iter()
+        .take_while(|w| NOISE.contains(&w.as_str()))
+        .count();
+    let meaningful = words[noise..]
+        .iter()
+        .any(|w| !w.bytes().all(|b| b.is_ascii_digit()));
+    if meaningful {
+        words.drain(..noise);
+    }
     if words.is_empty() {
-        // A name that is only noise ("Bone", "Armature") still names itself.
         words.push(canonical(base));
     }
     (side, words)
@@ -158,6 +166,7 @@ mod tests {
         same("b_Spine01_02", "spine1_2");
         same("UpperArm.R", "upperarm_r");
         same("lHand", "Hand.L");
+        assert_eq!(loose_key("Bone_1"), Some(name_key("Bone")));
     }
 
     #[test]

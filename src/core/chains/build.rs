@@ -115,7 +115,7 @@ fn segments(frame: &BuildFrame) -> Vec<Segment> {
 }
 
 /// The figure's size: its largest extent along any axis (a fox is longer than tall).
-fn size(pos: &[Vec3]) -> f32 {
+fn rig_size(pos: &[Vec3]) -> f32 {
     let (lo, hi) = pos.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
@@ -197,7 +197,7 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
     if parents.is_empty() {
         return ChainSkeleton::default();
     }
-    let size = size(frame.positions);
+    let size = rig_size(frame.positions);
     let segs = segments(frame);
     let class = classify(&segs, parents, size);
     let attach = |s: usize| {

@@ -200,6 +200,46 @@ fn spine_matches(source: &Side, target: &Side, limbs: &[ChainMatch], out: &mut V
     }
 }
 
+/// (source joint, target joint) pairs along two matched chains. Chains of one length pair
+/// joint for joint. A shorter target pairs with the end of the source chain when their
+/// bones agree in proportion (CMU's clavicle is skipped by an arm that starts at its
+/// upper arm; a shortened tail keeps its end's direction). Otherwise the ends pair, and
+/// each target joint takes the last source joint at or before its place along the chain,
+/// so a bone split in three turns as one bone.
+pub fn pair_joints(
+    source: (&[usize], &[Vec3]),
+    target: (&[usize], &[Vec3]),
+) -> Vec<(usize, usize)> {
+    let (sj, tj) = (source.0, target.0);
+    if sj.is_empty() || tj.is_empty() {
+        return Vec::new();
+    }
+    if sj.len() >= tj.len() {
+        let tail = &sj[sj.len() - tj.len()..];
+        let (a, b) = (fractions(tail, source.1), fractions(tj, target.1));
+        let worst = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max);
+        if worst < 0.15 {
+            return tail.iter().copied().zip(tj.iter().copied()).collect();
+        }
+    }
+    let (sf, tf) = (fractions(sj, source.1), fractions(tj, target.1));
+    tj.iter()
+        .enumerate()
+        .map(|(k, &t)| {
+            let s = if k + 1 == tj.len() {
+                sj.len() - 1
+            } else {
+                sf.iter().rposition(|&f| f <= tf[k] + 1e-3).unwrap_or(0)
+            };
+            (sj[s], t)
+        })
+        .collect()
+}
+
 /// Cumulative length along `joints`, as fractions of the whole (0 at the start, 1 at the
 /// end); a chain without length spreads its joints evenly.
 fn fractions(joints: &[usize], positions: &[Vec3]) -> Vec<f32> {
@@ -214,32 +254,6 @@ fn fractions(joints: &[usize], positions: &[Vec3]) -> Vec<f32> {
         return (0..joints.len()).map(|k| k as f32 / n).collect();
     }
     acc.iter().map(|a| a / total).collect()
-}
-
-/// (source joint, target joint) pairs along two matched chains. Each target joint takes the
-/// last source joint at or before its place along the chain, and the ends pair with the
-/// ends, so a bone split in three turns as one bone, and a shortened tail keeps its end's
-/// direction (the solver drives a bone whose child skips source joints by the chain's end).
-pub fn pair_joints(
-    source: (&[usize], &[Vec3]),
-    target: (&[usize], &[Vec3]),
-) -> Vec<(usize, usize)> {
-    let (sj, tj) = (source.0, target.0);
-    if sj.is_empty() || tj.is_empty() {
-        return Vec::new();
-    }
-    let (sf, tf) = (fractions(sj, source.1), fractions(tj, target.1));
-    tj.iter()
-        .enumerate()
-        .map(|(k, &t)| {
-            let s = if k + 1 == tj.len() {
-                sj.len() - 1
-            } else {
-                sf.iter().rposition(|&f| f <= tf[k] + 1e-3).unwrap_or(0)
-            };
-            (sj[s], t)
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -351,13 +365,18 @@ mod tests {
                 .map(|k| Vec3::Y * len * k as f32 / (n - 1) as f32)
                 .collect()
         };
-        // Two bones onto six: each source bone's start takes the target joints on it.
+        // Two bones onto six, one body: each source bone's start takes the joints on it.
         let (s, t) = (line(3, 1.0), line(7, 2.0));
         let pairs = pair_joints((&[0, 1, 2], &s), (&[0, 1, 2, 3, 4, 5, 6], &t));
         let sources: Vec<usize> = pairs.iter().map(|p| p.0).collect();
         assert_eq!(sources, [0, 0, 0, 1, 1, 1, 2]);
         // Three onto two: the ends pair with the ends.
         let pairs = pair_joints((&[0, 1, 2], &s), (&[0, 1], &line(2, 0.5)));
-        assert_eq!(pairs, [(0, 0), (2, 1)]);
+        assert_eq!(pairs, [(1, 0), (2, 1)]);
+        // An arm with a clavicle onto one without: the upper arms pair.
+        let clavicle = [Vec3::ZERO, Vec3::X * 0.15, Vec3::X * 0.45, Vec3::X * 0.7];
+        let arm = [Vec3::X * 0.15, Vec3::X * 0.45, Vec3::X * 0.7];
+        let pairs = pair_joints((&[0, 1, 2, 3], &clavicle), (&[0, 1, 2], &arm));
+        assert_eq!(pairs, [(1, 0), (2, 1), (3, 2)]);
     }
 }

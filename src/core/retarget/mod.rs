@@ -276,7 +276,9 @@ impl Retargeter {
             if let Some(floor) = r.clip_floor(&sampled.positions) {
                 r.source_floor = floor;
                 if self.same_rig {
-                    r.target_floor = floor;
+                    // One body (perhaps rescaled about its origin): it stands where the
+                    // source stands, in its own scale.
+                    r.target_floor = floor * r.scale;
                 }
             }
         }

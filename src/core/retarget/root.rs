@@ -67,12 +67,33 @@ impl Legs {
         }
     }
 
-    /// Midpoint of the upper legs, or `fallback`'s position without legs.
-    fn hip_point(&self, world: &[Vec3], fallback: usize) -> Vec3 {
-        match self.upper {
-            Some([l, r]) => (world[l] + world[r]) * 0.5,
-            None => world[fallback],
+    /// The joints whose midpoint is the hip point: the upper legs; on a rig without
+    /// humanoid legs, the tops of the legs hung from the pelvis (a fox's hind legs, which
+    /// move with it) or of all legs; else the pelvis itself.
+    fn hip_joints(&self, skeleton: &Skeleton, pelvis: usize) -> Vec<usize> {
+        if let Some([l, r]) = self.upper {
+            return vec![l, r];
         }
+        let tops: Vec<usize> = self
+            .paths
+            .iter()
+            .filter_map(|p| p.first().copied())
+            .collect();
+        let on_pelvis: Vec<usize> = tops
+            .iter()
+            .copied()
+            .filter(|&t| skeleton.parents()[t] == Some(pelvis))
+            .collect();
+        match (on_pelvis.is_empty(), tops.is_empty()) {
+            (false, _) => on_pelvis,
+            (true, false) => tops,
+            (true, true) => vec![pelvis],
+        }
+    }
+
+    /// Midpoint of `joints`.
+    fn hip_point(world: &[Vec3], joints: &[usize]) -> Vec3 {
+        joints.iter().map(|&j| world[j]).sum::<Vec3>() / joints.len().max(1) as f32
     }
 
     /// Upper leg to foot, summed over thigh and shin (so a bent knee does not shorten it),
@@ -204,12 +225,10 @@ impl RootSolve {
         let (src_pos, tgt_pos) = (positions(source_world), positions(target_world));
         let source_legs = Legs::of_map(map, |p| p.source);
         let target_legs = Legs::of_map(map, |p| p.target);
-        let source_hip_joints = match source_legs.upper {
-            Some([l, r]) => vec![l, r],
-            None => vec![pair.source],
-        };
-        let source_ref_hip = source_legs.hip_point(&src_pos, pair.source);
-        let target_ref_hip = target_legs.hip_point(&tgt_pos, pair.target);
+        let source_hip_joints = source_legs.hip_joints(source, pair.source);
+        let target_hip_joints = target_legs.hip_joints(target, pair.target);
+        let source_ref_hip = Legs::hip_point(&src_pos, &source_hip_joints);
+        let target_ref_hip = Legs::hip_point(&tgt_pos, &target_hip_joints);
         let (source_floor, target_floor) =
             (source_legs.floor(&src_pos), target_legs.floor(&tgt_pos));
         let scale = match (source_legs.length(&src_pos), target_legs.length(&tgt_pos)) {

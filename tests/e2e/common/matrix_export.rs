@@ -3,7 +3,6 @@
 //! `scripts/judge-matrix.py` reads back with Blender (`pose-dump`) and `judge`.
 
 use crate::common::file_variants::glb::Glb;
-use retarget_studio::core::HumanBone;
 use retarget_studio::core::quality::Report;
 use retarget_studio::session::{ExportFormat, ExportJob, Session};
 use serde_json::{Value, json};
@@ -17,28 +16,25 @@ fn blender_name(name: &str) -> String {
     }
 }
 
-/// judge's SPEC: the joints on both sides, from the map's humanoid labels.
+/// judge's SPEC: the joints on both sides, as `check` measures them (`Session::judged_joints`).
 pub fn judge_spec(session: &Session) -> Option<Value> {
-    use HumanBone::*;
-    let names = |bone: HumanBone| -> Option<(String, String)> {
-        let p = session.map.pairs().iter().find(|p| p.bone == Some(bone))?;
-        Some((
-            blender_name(&session.source.skeleton().names()[p.source]),
-            blender_name(&session.target.skeleton().names()[p.target]),
-        ))
-    };
-    let (ll, rl) = (names(LeftUpperLeg)?, names(RightUpperLeg)?);
-    let segments: Vec<Value> = retarget_studio::session::JUDGED_SEGMENTS
-        .into_iter()
-        .filter_map(|(a, b)| {
-            let (a, b) = (names(a)?, names(b)?);
-            Some(json!([[a.0, b.0], [a.1, b.1]]))
+    let judged = session.judged_joints()?;
+    let b = |(s, t): &(String, String)| (blender_name(s), blender_name(t));
+    let (ll, rl) = (b(&judged.hips[0]), b(&judged.hips[1]));
+    let segments: Vec<Value> = judged
+        .segments
+        .iter()
+        .map(|(_, (sf, st), (tf, tt))| {
+            json!([
+                [blender_name(sf), blender_name(st)],
+                [blender_name(tf), blender_name(tt)]
+            ])
         })
         .collect();
-    let feet: Vec<Value> = [LeftFoot, RightFoot]
-        .into_iter()
-        .filter_map(names)
-        .map(|(a, b)| json!([a, b]))
+    let feet: Vec<Value> = judged
+        .feet
+        .iter()
+        .map(|f| json!([b(f).0, b(f).1]))
         .collect();
     Some(json!({
         "hips_a": [ll.0, rl.0], "hips_b": [ll.1, rl.1],

@@ -34,6 +34,7 @@ pub const GLTF_ASSETS: &[&str] = &[
     "vrm/three-vrm_test.vrma",
 ];
 
+pub mod creature_set;
 pub mod file_variants;
 pub mod matrix_export;
 pub mod renames;
