@@ -10,7 +10,7 @@ mod export;
 mod quality;
 mod side;
 
-pub use chain_edits::{end_choices, start_choices, with_end, with_start};
+pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
 pub use quality::JUDGED_SEGMENTS;
