@@ -31,7 +31,8 @@ pub fn skeleton_ui(
         super::chain_editor::chain_editor_ui(ui, session, pick, commands);
     }
     ui.separator();
-    egui::ScrollArea::vertical()
+    // Both ways: long joint names scroll sideways instead of widening the panel for good.
+    egui::ScrollArea::both()
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.strong("Target chains");
