@@ -1,7 +1,7 @@
 //! The Skeleton tab through the UI (egui_kittest, no GPU), on Fox.glb onto itself: a target
 //! chain picked in the list lights up in both viewports, its source chain overridden in the
 //! combo box re-pairs its joints, a tag edited is kept by the project, and undo brings each
-//! change back.
+//! change back. Under Xvfb, the screenshot of the tab shows the picked chain in its colour.
 
 use egui::Modifiers;
 use egui_kittest::Harness;
@@ -166,4 +166,40 @@ fn a_tag_edited_in_the_skeleton_tab_is_kept_by_the_project_and_undone() {
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
     assert_eq!(session(&h).target.chains, original, "Ctrl+Z restores it");
+}
+
+#[test]
+fn the_skeleton_tab_screenshot_shows_the_picked_leg_in_magenta() {
+    use crate::screenshot::{count, screenshot_with, viewport_area};
+    let dir = tempfile::tempdir().unwrap();
+    let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/gltf/Fox.glb");
+    let project = dir.path().join("fox.ron");
+    Session::automatic(&fox, &fox, &ImportOptions::default())
+        .unwrap()
+        .to_project()
+        .save(&project)
+        .unwrap();
+    // CHAIN_COLOR (linear 1.0, 0.15, 0.75) as drawn: pink-magenta, apart from the fox's
+    // orange, the yellow skeleton and the cyan selected joint.
+    let magenta = |p: [u8; 4]| p[0] > 190 && p[1] < 150 && p[2] > 150 && p[0] > p[1] + 90;
+    let args = ["--frame", "0", "--tab", "skeleton"];
+    let plain = screenshot_with(Some(&project), &args, "skeleton_none.png");
+    let picked = screenshot_with(
+        Some(&project),
+        &[&args[..], &["--select", "b_LeftLeg01_015"]].concat(),
+        "skeleton_leg.png",
+    );
+    // Both viewports lie left of the tool panel (where the two meet depends on the panel's
+    // width, so the two are counted together).
+    let (central, y0, y1) = viewport_area(&picked);
+    let (before, after) = (
+        count(&plain, 0, central, y0, y1, magenta),
+        count(&picked, 0, central, y0, y1, magenta),
+    );
+    eprintln!("magenta pixels: {before} with nothing picked, {after} with the left hind leg");
+    assert!(before < 20, "{before}");
+    assert!(
+        after > 150,
+        "the picked leg lights up: {after} magenta pixels"
+    );
 }

@@ -106,8 +106,9 @@ fn chains_grid(
         .striped(true)
         .num_columns(if target { 6 } else { 4 })
         .show(ui, |ui| {
+            // What a user acts on first, so a narrow panel scrolls away only the details.
             let titles: &[&str] = if target {
-                &["Chain", "Kind", "Joints", "Tags", "Source chain", ""]
+                &["Chain", "Source chain", "", "Kind", "Joints", "Tags"]
             } else {
                 &["Chain", "Kind", "Joints", "Tags"]
             };
@@ -120,10 +121,6 @@ fn chains_grid(
                 if ui.selectable_label(picked, &names[i]).clicked() {
                     state.chain = (!picked).then_some((side, i));
                 }
-                ui.label(kind_name(c.kind));
-                ui.label(joints_text(joint_names, &c.joints))
-                    .on_hover_text(joints_list(joint_names, &c.joints));
-                ui.label(tags_text(c));
                 if target {
                     source_combo(ui, session, i, &names[i], commands);
                     if unmapped.contains(&i) {
@@ -135,6 +132,10 @@ fn chains_grid(
                         ui.label("");
                     }
                 }
+                ui.label(kind_name(c.kind));
+                ui.label(joints_text(joint_names, &c.joints))
+                    .on_hover_text(joints_list(joint_names, &c.joints));
+                ui.label(tags_text(c));
                 ui.end_row();
             }
         });
