@@ -47,12 +47,15 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
     let tab = match args.tab.as_deref() {
         None => None,
         Some("bone-map") => Some(Tab::BoneMap),
+        Some("skeleton") => Some(Tab::Skeleton),
         Some("pose") => Some(Tab::Pose),
         Some("export") => Some(Tab::Export),
         Some("history") => Some(Tab::History),
         Some("quality") => Some(Tab::Quality),
         Some(other) => {
-            anyhow::bail!("unknown tab '{other}' (bone-map, pose, export, history, quality)")
+            anyhow::bail!(
+                "unknown tab '{other}' (bone-map, skeleton, pose, export, history, quality)"
+            )
         }
     };
     let view = match args.view.as_deref() {

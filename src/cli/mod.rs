@@ -55,14 +55,14 @@ pub struct ScreenshotArgs {
     /// Window size in points, as WxH.
     #[arg(long, value_parser = parse_size)]
     pub size: Option<[f32; 2]>,
-    /// The tool tab to show: bone-map, pose, export, history or quality.
+    /// The tool tab to show: bone-map, skeleton, pose, export, history or quality.
     #[arg(long)]
     pub tab: Option<String>,
     /// Both cameras look from the front or the side (the keys 1 and 3 in the editor).
     #[arg(long, value_parser = ["front", "side"])]
     pub view: Option<String>,
     /// A target bone to select (highlighted in both viewports; with `--tab pose`, its
-    /// rotation gizmo is drawn).
+    /// rotation gizmo is drawn; with `--tab skeleton`, its chain is picked and highlighted).
     #[arg(long, value_name = "BONE")]
     pub select: Option<String>,
 }

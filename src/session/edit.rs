@@ -3,6 +3,7 @@
 //! ("Map LeftHand → hand_l"); `EditState` snapshots what edits can change, for undo.
 
 use super::{Session, SessionError, SideRole};
+use crate::core::chains::ChainSkeleton;
 use crate::core::mapping::{BonePair, MapMethod, RotationMode, TranslationMode};
 use crate::core::{BoneMap, ContainerEdit, PoseSource};
 use crate::io::project::{ExportSettings, SideFile};
@@ -58,6 +59,24 @@ pub enum Edit {
         map: BoneMap,
         label: String,
     },
+    /// Replace one side's chain skeleton (tags or chain ends edited in the Skeleton tab).
+    SetChains {
+        side: SideRole,
+        chains: ChainSkeleton,
+    },
+    /// Drive target chain `target_chain` from source chain `source_chain`, joint by joint
+    /// along the two chains (the user's override of a limb's source); `None` unmaps it.
+    SetChainSource {
+        target_chain: usize,
+        source_chain: Option<usize>,
+    },
+    /// Back to the chains built automatically from the side's reference pose.
+    RebuildChains {
+        side: SideRole,
+    },
+    /// Every target chain driven by the source chain its tags match best, names ignored
+    /// (after tags were edited); pairs whose source stays are kept as they are.
+    RemapChains,
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -67,6 +86,10 @@ pub struct EditState {
     pub source: SideFile,
     pub target: SideFile,
     pub export: ExportSettings,
+    /// The sides' chain skeletons (their files keep them too once edited, but a session
+    /// made automatically holds them only here).
+    pub source_chains: ChainSkeleton,
+    pub target_chains: ChainSkeleton,
 }
 
 impl Session {
@@ -76,6 +99,8 @@ impl Session {
             source: self.source.file.clone(),
             target: self.target.file.clone(),
             export: self.export.clone(),
+            source_chains: self.source.chains.clone(),
+            target_chains: self.target.chains.clone(),
         }
     }
 
@@ -85,6 +110,8 @@ impl Session {
         self.export = state.export;
         self.source.file = state.source;
         self.target.file = state.target;
+        self.source.chains = state.source_chains;
+        self.target.chains = state.target_chains;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -100,7 +127,7 @@ impl Session {
         result
     }
 
-    fn side_mut(&mut self, side: SideRole) -> &mut super::Side {
+    pub(super) fn side_mut(&mut self, side: SideRole) -> &mut super::Side {
         match side {
             SideRole::Source => &mut self.source,
             SideRole::Target => &mut self.target,
@@ -188,6 +215,13 @@ impl Session {
                 self.export = settings.clone();
                 Ok("Export settings".to_owned())
             }
+            Edit::SetChains { side, chains } => self.set_side_chains(*side, chains),
+            Edit::SetChainSource {
+                target_chain,
+                source_chain,
+            } => self.set_chain_source(*target_chain, *source_chain),
+            Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
+            Edit::RemapChains => Ok(self.remap_from_chains()),
         }
     }
 
@@ -342,7 +376,7 @@ pub fn translation_name(mode: TranslationMode) -> &'static str {
     }
 }
 
-fn side_name(side: SideRole) -> &'static str {
+pub(super) fn side_name(side: SideRole) -> &'static str {
     match side {
         SideRole::Source => "Source",
         SideRole::Target => "Target",

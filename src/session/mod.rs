@@ -1,12 +1,16 @@
 //! A retargeting session: a source and a target loaded, their reference poses, the bone map.
 //! The CLI and the editor both work through it; it knows files, never windows.
 
+#[cfg(test)]
+mod chain_edit_tests;
+mod chain_edits;
 mod chains;
 mod edit;
 mod export;
 mod quality;
 mod side;
 
+pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
 pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
@@ -65,6 +69,8 @@ pub enum SessionError {
     Cancelled,
     #[error("{}: {problem}", path.display())]
     Quality { path: PathBuf, problem: String },
+    #[error("the {side} chains cannot be used: {problem}")]
+    BadChains { side: &'static str, problem: String },
     #[error("{}: all {joints} joints sit at one point (every offset is zero): there is no body to retarget", path.display())]
     Collapsed { path: PathBuf, joints: usize },
 }

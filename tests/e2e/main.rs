@@ -25,5 +25,6 @@ mod retarget_real;
 mod screenshot;
 mod textures;
 mod ui;
+mod ui_skeleton;
 mod ui_tools;
 mod ui_views;

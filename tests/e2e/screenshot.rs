@@ -71,7 +71,7 @@ impl Drop for Xvfb {
     }
 }
 
-fn count(
+pub(crate) fn count(
     img: &image::RgbaImage,
     x0: u32,
     x1: u32,
@@ -92,7 +92,11 @@ fn screenshot(project: Option<&Path>, keep_as: &str) -> image::RgbaImage {
 }
 
 /// `screenshot` with other arguments (`--frame`, `--view`, `--tab`).
-fn screenshot_with(project: Option<&Path>, args: &[&str], keep_as: &str) -> image::RgbaImage {
+pub(crate) fn screenshot_with(
+    project: Option<&Path>,
+    args: &[&str],
+    keep_as: &str,
+) -> image::RgbaImage {
     let xvfb = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("shot.png");
@@ -126,7 +130,7 @@ fn screenshot_with(project: Option<&Path>, args: &[&str], keep_as: &str) -> imag
 
 /// The viewports share the space left of the ~420 pt tool panel, below the header rows:
 /// the central width and the rows to look at.
-fn viewport_area(img: &image::RgbaImage) -> (u32, u32, u32) {
+pub(crate) fn viewport_area(img: &image::RgbaImage) -> (u32, u32, u32) {
     let (w, h) = img.dimensions();
     assert!(w >= 1000 && h >= 600, "{w}x{h}");
     (w - (420.0 * w as f32 / 1280.0) as u32, h / 8, h * 7 / 8)

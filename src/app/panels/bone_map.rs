@@ -386,7 +386,7 @@ fn mode_picker<T: Copy + PartialEq>(
 
 /// Gives a table cell's combo an accessible name ("Left elbow source") for screen readers
 /// and UI tests; the row's bone name alone would be ambiguous.
-fn name_widget(response: &egui::Response, name: String) {
+pub(super) fn name_widget(response: &egui::Response, name: String) {
     response.widget_info(move || {
         egui::WidgetInfo::labeled(egui::accesskit::Role::ComboBox, true, &name)
     });

@@ -2,9 +2,11 @@
 //! nothing here changes the session directly.
 
 pub mod bone_map;
+mod chain_editor;
 mod export;
 mod pose;
 pub mod quality;
+pub mod skeleton;
 
 pub use export::ExportRequest;
 
@@ -18,6 +20,7 @@ use serde::{Deserialize, Serialize};
 pub enum Tab {
     #[default]
     BoneMap,
+    Skeleton,
     Pose,
     Export,
     History,
@@ -38,6 +41,9 @@ pub struct PanelState {
     #[serde(skip)]
     pub reveal_selected: bool,
     pub pose_side_is_source: bool,
+    /// The chain picked in the Skeleton tab (highlighted in the viewports).
+    #[serde(skip)]
+    pub chain: Option<skeleton::ChainPick>,
     pub export: export::ExportForm,
 }
 
@@ -61,6 +67,7 @@ pub fn tools_ui(
 ) {
     ui.horizontal(|ui| {
         ui.selectable_value(tab, Tab::BoneMap, "Bone map");
+        ui.selectable_value(tab, Tab::Skeleton, "Skeleton");
         ui.selectable_value(tab, Tab::Pose, "Pose");
         ui.selectable_value(tab, Tab::Export, "Export");
         ui.selectable_value(tab, Tab::History, "History");
@@ -73,6 +80,7 @@ pub fn tools_ui(
     };
     match tab {
         Tab::BoneMap => bone_map::bone_map_ui(ui, session, tools.selected, state, commands),
+        Tab::Skeleton => skeleton::skeleton_ui(ui, session, state, commands),
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
         Tab::Export => {
             export::export_ui(ui, session, tools.clip, &mut state.export, commands);

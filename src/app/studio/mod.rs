@@ -146,7 +146,14 @@ impl StudioApp {
         app.open_project(&project);
         if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
             match session.target.skeleton().find(name) {
-                Some(j) => app.selected = Some(j),
+                Some(j) => {
+                    app.selected = Some(j);
+                    app.prefs.panel.chain = session
+                        .target
+                        .chains
+                        .chain_of(j)
+                        .map(|c| (crate::session::SideRole::Target, c));
+                }
                 None => app.error = Some(format!("The target has no bone named '{name}'.")),
             }
         }
@@ -261,9 +268,16 @@ impl StudioApp {
             view.follow(Some(live.followed[i]), self.prefs.follow);
         }
         let overlay = self.prefs.overlay.then(|| overlay_of(&self.views[1]));
-        for (view, selected) in self.views.iter_mut().zip([twin, self.selected]) {
+        let pick = (self.prefs.tab == Tab::Skeleton)
+            .then_some(self.prefs.panel.chain)
+            .flatten();
+        let chains = panels::skeleton::highlights(session, pick);
+        for ((view, selected), chain) in
+            self.views.iter_mut().zip([twin, self.selected]).zip(chains)
+        {
             let scene = Arc::make_mut(&mut view.scene);
             scene.selected_joint = selected;
+            scene.highlighted_chain = chain;
             scene.show_mesh = self.prefs.show_mesh;
             scene.show_skeleton = self.prefs.show_skeleton;
         }

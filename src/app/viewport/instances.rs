@@ -10,6 +10,11 @@ use glam::{Mat4, Quat, Vec3};
 pub const SKELETON_COLOR: [f32; 4] = [0.95, 0.85, 0.25, 1.0];
 /// Linear RGBA of the selected joint: far from the skeleton's yellow and from most skins.
 pub const SELECTED_COLOR: [f32; 4] = [0.1, 0.9, 1.0, 1.0];
+/// Linear RGBA of the chain selected in the Skeleton tab: magenta, apart from the yellow
+/// skeleton, the cyan selected joint and the blue overlay.
+pub const CHAIN_COLOR: [f32; 4] = [1.0, 0.15, 0.75, 1.0];
+/// A highlighted chain's bones are drawn this much thicker, over the skeleton's own.
+const CHAIN_SCALE: f32 = 1.4;
 /// The selected joint is drawn this much larger, so it stands out in grey-scale too.
 const SELECTED_SCALE: f32 = 1.6;
 /// Joint spheres are this many bone radii across.
@@ -59,6 +64,7 @@ pub fn skeleton_instances(scene: &CharacterScene) -> (Vec<Instance>, Vec<Instanc
         r,
         SKELETON_COLOR,
     );
+    push_chain(&mut joints, &mut bones, scene);
     if let Some(i) = scene.selected_joint.filter(|i| *i < scene.joints.len()) {
         joints[i] = Instance {
             world_from_shape: sphere_transform(scene.joints[i], r * JOINT_SCALE * SELECTED_SCALE),
@@ -76,6 +82,30 @@ pub fn skeleton_instances(scene: &CharacterScene) -> (Vec<Instance>, Vec<Instanc
         );
     }
     (joints, bones)
+}
+
+/// The highlighted chain: its joints recoloured and enlarged, and a thicker bone over each
+/// link between two of its joints.
+fn push_chain(joints: &mut [Instance], bones: &mut Vec<Instance>, scene: &CharacterScene) {
+    let chain: Vec<usize> = scene
+        .highlighted_chain
+        .iter()
+        .copied()
+        .filter(|&j| j < joints.len())
+        .collect();
+    let r = scene.bone_radius * CHAIN_SCALE;
+    for &j in &chain {
+        joints[j] = Instance {
+            world_from_shape: sphere_transform(scene.joints[j], r * JOINT_SCALE),
+            color: CHAIN_COLOR,
+        };
+    }
+    bones.extend(chain.windows(2).filter_map(|w| {
+        segment_transform(scene.joints[w[0]], scene.joints[w[1]], r).map(|m| Instance {
+            world_from_shape: m,
+            color: CHAIN_COLOR,
+        })
+    }));
 }
 
 fn push_skeleton(
@@ -303,6 +333,32 @@ mod tests {
             ..scene
         };
         assert_eq!(skeleton_instances(&hidden), (vec![], vec![]));
+    }
+
+    #[test]
+    fn a_highlighted_chain_is_drawn_in_its_colour() {
+        let scene = CharacterScene {
+            joints: vec![Vec3::ZERO, Vec3::Y, Vec3::Y * 2.0, Vec3::X],
+            bones: vec![
+                (Vec3::ZERO, Vec3::Y),
+                (Vec3::Y, Vec3::Y * 2.0),
+                (Vec3::ZERO, Vec3::X),
+            ],
+            highlighted_chain: vec![1, 2, 9],
+            ..Default::default()
+        };
+        let (joints, bones) = skeleton_instances(&scene);
+        let colours: Vec<_> = joints.iter().map(|j| j.color).collect();
+        assert_eq!(
+            colours,
+            [SKELETON_COLOR, CHAIN_COLOR, CHAIN_COLOR, SKELETON_COLOR]
+        );
+        // The skeleton's three bones, then the chain's one link drawn over them.
+        assert_eq!(bones.len(), 4);
+        assert_eq!(bones[3].color, CHAIN_COLOR);
+        let m = bones[3].world_from_shape;
+        assert!(m.transform_point3(Vec3::ZERO).abs_diff_eq(Vec3::Y, 1e-6));
+        assert!(m.transform_point3(Vec3::X).abs_diff_eq(Vec3::Y * 2.0, 1e-6));
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct CharacterScene {
     /// Parent → child segments.
     pub bones: Vec<(Vec3, Vec3)>,
     pub selected_joint: Option<usize>,
+    /// The chain selected in the Skeleton tab: joints in skeleton order, each the parent of
+    /// the next, drawn in [`super::instances::CHAIN_COLOR`].
+    pub highlighted_chain: Vec<usize>,
     pub show_mesh: bool,
     pub show_skeleton: bool,
     pub overlay: Option<SkeletonOverlay>,
@@ -71,6 +74,7 @@ impl Default for CharacterScene {
             joints: Vec::new(),
             bones: Vec::new(),
             selected_joint: None,
+            highlighted_chain: Vec::new(),
             show_mesh: true,
             show_skeleton: true,
             overlay: None,
