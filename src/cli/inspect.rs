@@ -35,6 +35,39 @@ pub struct Report {
     /// How the character stands: which way it faces and which pose is its reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stance: Option<StanceReport>,
+    /// The character's chain skeleton as a retarget builds it (README, "Chains").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainReport>,
+}
+
+/// One bone chain: a stable name, its kind, its joints from start to end, its tags.
+#[derive(Serialize)]
+pub struct ChainReport {
+    pub name: String,
+    pub kind: crate::core::chains::ChainKind,
+    pub joints: Vec<String>,
+    pub tags: crate::core::chains::Tags,
+}
+
+/// The chains of the file's character, laid out as a session lays it (turned to face +Z,
+/// a humanoid in the canonical T-pose).
+fn chains(path: &std::path::Path, options: &ImportOptions) -> Vec<ChainReport> {
+    let Ok(session) = crate::session::Session::automatic(path, path, options) else {
+        return Vec::new();
+    };
+    let side = &session.source;
+    let names = side.skeleton().names();
+    side.chains
+        .names()
+        .into_iter()
+        .zip(&side.chains.chains)
+        .map(|(name, c)| ChainReport {
+            name,
+            kind: c.kind,
+            joints: c.joints.iter().map(|&j| names[j].clone()).collect(),
+            tags: c.tags,
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -185,6 +218,7 @@ pub fn report(asset: &Asset) -> Report {
             .collect(),
         warnings: asset.warnings.clone(),
         stance: None,
+        chains: Vec::new(),
     }
 }
 
@@ -219,6 +253,7 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<String> {
     let asset = crate::io::load(&args.file, &options)?;
     let mut report = report(&asset);
     report.stance = stance(&args.file, &options);
+    report.chains = chains(&args.file, &options);
     if args.json {
         Ok(serde_json::to_string_pretty(&report)? + "\n")
     } else {
@@ -287,6 +322,18 @@ fn text(r: &Report) -> String {
             "  '{}' (skeleton {}): {} primitives, {} vertices, {} triangles",
             m.name, m.skeleton, m.primitives, m.vertices, m.triangles
         );
+    }
+    if !r.chains.is_empty() {
+        let _ = writeln!(out, "\nchains: {}", r.chains.len());
+        for c in &r.chains {
+            let ends = match c.joints.as_slice() {
+                [one] => one.clone(),
+                [first, .., last] => format!("{first} … {last} ({} joints)", c.joints.len()),
+                [] => String::new(),
+            };
+            let kind = crate::core::chains::kind_name(c.kind);
+            let _ = writeln!(out, "  {:<26} {kind:<9} {ends}", c.name);
+        }
     }
     if !r.warnings.is_empty() {
         let _ = writeln!(out, "\nwarnings:");

@@ -82,7 +82,7 @@ fn an_edited_tag_is_saved_read_back_and_undone() {
     let hind = chain_with(&s, SideRole::Target, "b_LeftLeg01_015");
     let before = s.edit_state();
     let mut chains = s.target.chains.clone();
-    chains.chains[hind].tags.depth = Depth::Back;
+    chains.chains[hind].tags.depth = Depth::Front;
     chains.chains[hind].tags.limb = LimbType::Leg;
     let label = s
         .apply_edit(&Edit::SetChains {
@@ -90,7 +90,7 @@ fn an_edited_tag_is_saved_read_back_and_undone() {
             chains: chains.clone(),
         })
         .unwrap();
-    assert!(label.contains("back"), "{label}");
+    assert!(label.contains("front"), "{label}");
     assert_eq!(s.target.chains, chains);
 
     let back = Session::from_project_file(s.to_project()).unwrap();

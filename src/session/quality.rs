@@ -216,8 +216,11 @@ fn root_moved(session: &Session, b: &Motion) -> Vec<usize> {
         .collect()
 }
 
+/// Joint pairs for the same-rig measure: one body on both sides, in the same units (a
+/// rescaled copy moves as the source, but not through the same points).
 fn same_rig_pairs(session: &Session, a: &Motion, b: &Motion) -> Vec<(usize, usize)> {
-    if !session.same_rig() {
+    let (ha, hb) = (a.height(0), b.height(0));
+    if !session.same_rig() || (ha - hb).abs() > 1e-3 * ha.max(hb) {
         return Vec::new();
     }
     let (src, tgt) = (

@@ -237,7 +237,9 @@ fn key_reduction_keeps_the_motion_within_tolerance_and_in_place_stays_put() {
     let (before, after) = small.reduced.unwrap();
     eprintln!("key reduction at 0.1° / 0.5 mm: {before} -> {after}");
     assert_eq!(before, full.keys);
-    assert!(after < before / 2, "{before} -> {after}");
+    // At least 40 % of the keys go (the robot's fingers, mapped along CMU's finger chains
+    // since #9, carry mocap noise that the tolerance keeps).
+    assert!(after * 10 < before * 6, "{before} -> {after}");
     let load = |name: &str| {
         retarget_studio::io::load(&dir.path().join(name), &ImportOptions::default()).unwrap()
     };
