@@ -98,7 +98,7 @@ fn an_edited_tag_is_saved_read_back_and_undone() {
         back.target.chains, chains,
         "the project keeps the edited tags"
     );
-    assert_eq!(back.target.chains.chains[hind].tags.depth, Depth::Back);
+    assert_eq!(back.target.chains.chains[hind].tags.depth, Depth::Front);
 
     s.restore(before.clone()).unwrap();
     assert_eq!(s.target.chains, before.target_chains);
