@@ -100,17 +100,9 @@ impl Legs {
     /// averaged over both legs; `None` without legs.
     fn length(&self, world: &[Vec3]) -> Option<f32> {
         if !self.paths.is_empty() {
-            let sum: f32 = self
-                .paths
-                .iter()
-                .map(|p| {
-                    p.windows(2)
-                        .map(|w| world[w[0]].distance(world[w[1]]))
-                        .sum::<f32>()
-                })
-                .sum();
-            let mean = sum / self.paths.len() as f32;
-            return (mean > 1e-6).then_some(mean);
+            // A creature's legs stand folded (a fox's zig-zag): their height, not their
+            // length, says how high they carry the body (the caller's fallback).
+            return None;
         }
         let (upper, lower) = (self.upper?, self.lower?);
         if self.feet.len() != 2 {
