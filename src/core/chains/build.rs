@@ -131,7 +131,11 @@ fn classify(segs: &[Segment], parents: &[Option<usize>], size: f32) -> Vec<Class
         class[s] = if seg.children.is_empty() {
             if seg.parent.is_none() {
                 Class::Trunk
-            } else if seg.joints.len() == 1 && (hangs_from_root || seg.extent < 0.1 * size) {
+            } else if (hangs_from_root && (seg.joints.len() == 1 || seg.reach < 0.1 * size))
+                || (seg.joints.len() == 1 && seg.extent < 0.1 * size)
+            {
+                // IK targets and poles hung from the root (with an `_end` marker, as
+                // Blender's FBX export adds), and tiny leaves.
                 Class::Helper
             } else {
                 Class::Limb
@@ -340,6 +344,28 @@ mod tests {
         assert_eq!(names[spine[0].end()], "chest");
         let pole = cs.chain_of(names.iter().position(|n| n == "pole").unwrap());
         assert_eq!(cs.chains[pole.unwrap()].kind, ChainKind::Helper);
+    }
+
+    #[test]
+    fn an_ik_target_with_an_end_marker_is_still_a_helper() {
+        // Blender's FBX export adds `_end` leaves to every bone, IK targets included.
+        let (mut names, mut parents, mut pos) = biped();
+        let pole = names.iter().position(|n| n == "pole").unwrap();
+        names.push("pole_end".into());
+        parents.push(Some(pole));
+        pos.push(pos[pole] + Vec3::Z * 0.05);
+        let cs = build(&BuildFrame {
+            parents: &parents,
+            positions: &pos,
+            forward: Vec3::Z,
+        });
+        let c = &cs.chains[cs.chain_of(pole).unwrap()];
+        assert_eq!((c.kind, c.joints.len()), (ChainKind::Helper, 2));
+        assert_eq!(
+            names[cs.pelvis().unwrap()],
+            "hips",
+            "the pelvis stays the hips"
+        );
     }
 
     #[test]
