@@ -67,9 +67,7 @@ fn targets(dir: &Path) -> Vec<(String, PathBuf)> {
         }
     }
     // FBX targets (#10), as read; the variant generators write GLB only.
-    for (label, rel) in [("CesiumMan(fbx)", "fbx/CesiumMan.fbx")] {
-        out.push((label.to_owned(), asset_path(rel)));
-    }
+    out.push(("CesiumMan(fbx)".to_owned(), asset_path("fbx/CesiumMan.fbx")));
     out
 }
 
@@ -148,9 +146,11 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)> {
     }
     // FBX sources (#10): CesiumMan as Blender's FBX exporter writes it. (The robot's FBX is
     // left out: its retarget breaks, see #10's note.)
-    for (label, rel, clip) in [("CesiumMan(fbx)", "fbx/CesiumMan.fbx", None::<&str>)] {
-        out.push((label.to_owned(), asset_path(rel), clip));
-    }
+    out.push((
+        "CesiumMan(fbx)".to_owned(),
+        asset_path("fbx/CesiumMan.fbx"),
+        None,
+    ));
     let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
     let flat = dir.join("02_01[zero-pose-along-x].bvh");
     std::fs::write(&flat, degenerate_zero_pose(&walk, 3)).unwrap();
