@@ -477,3 +477,19 @@ fn flipped_bytes_never_panic() {
         }
     }
 }
+
+/// Blender's FBX of the robot keys its root `Bone` at its rest place, 2.4 units from its
+/// bind: onto itself the walk must come back, the root solved before the pelvis that hangs
+/// from it (it used to float the body 2.4 units up and tear the legs off).
+#[test]
+fn the_robots_fbx_onto_itself_gives_its_walk_back() {
+    let fbx = asset_path("fbx/RobotExpressive.fbx");
+    let session = Session::automatic(&fbx, &fbx, &ImportOptions::default()).unwrap();
+    let limits = retarget_studio::core::quality::Thresholds::default();
+    let report = session
+        .quality(Some("RobotArmature|Walking_RobotArmature"), &limits)
+        .unwrap();
+    let same = report.same_rig.expect("one rig on both sides");
+    assert!(same.max < 1e-5, "same rig {:.2e} of the height", same.max);
+    assert!(report.body.max < 1e-5, "body {:.2e}", report.body.max);
+}

@@ -47,6 +47,9 @@ struct TranslationSolve {
     target_chain: Vec<usize>,
     source_reference: Vec3,
     target_reference: Vec3,
+    /// Above a pelvis (an armature root whose bind and rest differ): solved before the
+    /// pelvis, which hangs from it.
+    above_pelvis: bool,
 }
 
 pub struct Retargeter {
@@ -141,6 +144,9 @@ impl Retargeter {
                 let mut target_chain = chain_to_root(target.parents(), p.target);
                 target_chain.pop();
                 TranslationSolve {
+                    above_pelvis: roots
+                        .iter()
+                        .any(|r| target.is_ancestor(p.target, r.pelvis())),
                     target: p.target,
                     source_chain: chain_to_root(source.parents(), p.source),
                     target_chain,
@@ -225,13 +231,22 @@ impl Retargeter {
             self.target_world[i] = world;
             target.rotations[i] = (parent_world.inverse() * world).normalize();
         }
-        // The pelvis first: joints that copy the source's translation are placed in the
-        // world, under a parent that must already be where it goes.
+        // Parents before children: joints that copy the source's translation are placed in
+        // the world, under a parent that must already be where it goes; the pelvis hangs
+        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
+        // from the bind pose).
+        for k in 0..self.translations.len() {
+            if self.translations[k].above_pelvis {
+                self.solve_translation(k, source, target);
+            }
+        }
         for r in &self.roots {
             r.solve(self.source_container, self.target_container, source, target);
         }
         for k in 0..self.translations.len() {
-            self.solve_translation(k, source, target);
+            if !self.translations[k].above_pelvis {
+                self.solve_translation(k, source, target);
+            }
         }
         for f in &self.follows {
             let anchor = chain_world(self.target_container, &f.anchor_chain, target);
