@@ -60,7 +60,7 @@ def measure(case, dumps, work):
     spec_own = os.path.join(work, case["slug"] + ".own.json")
     json.dump(own, open(spec_own, "w"))
     d = judge("directions", a, b, spec)
-    i = judge("integrity", t, b)
+    i = judge("integrity", dumps.get("target_own", t), b)
     p = judge("pelvis", a, b, t, spec)
     g, g0 = judge("ground", a, b, t, spec), judge("ground", a, a, a, spec_own)
     s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
@@ -97,6 +97,12 @@ def main():
         }
         bind = c["target_bind"]
         c["dumps"]["target"] = jobs.setdefault(bind, (bind, [], bind + ".json"))[2]
+        own = c.get("target_own")
+        if own:
+            # The body against the target's own clip (its root motion moves a joint below
+            # the top of its hierarchy; see tests/e2e/common/matrix_export.rs).
+            c["dumps"]["target_own"] = jobs.setdefault(
+                own + " own", (own, ["-a", "0"], os.path.join(work, f"own{len(jobs)}.json")))[2]
     with cf.ThreadPoolExecutor(max_workers=2) as pool:
         problems = [e for e in pool.map(dump, jobs.values()) if e]
     for e in problems:

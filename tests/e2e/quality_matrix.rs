@@ -298,7 +298,10 @@ fn every_source_onto_every_target_and_variant() {
             // walk back.
             let renamed_self =
                 src_label == "RobotExpressive:Walking" && tgt_label == "RobotExpressive[renamed]";
+            // The fox's run is keyed at uneven times that Blender resamples onto whole
+            // frames, so its reading is another clip: judged by `check` alone.
             let judged = !fbx
+                && src_label != "Fox:Run"
                 && (!tgt_label.contains('[')
                     || src_label == "02_01"
                     || src_label == "Fox:Walk"

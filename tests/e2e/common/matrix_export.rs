@@ -75,6 +75,21 @@ fn bind_pose_copy(session: &Session, out: &Path) -> Result<(), String> {
 }
 
 /// Writes the case's GLB to `out` and returns its manifest line.
+/// The target file, when its body is judged against its own clip rather than its bind pose:
+/// its root motion moves a joint that is not hung from the top of the hierarchy (a fox's
+/// hip under `_rootJoint` and `b_Root_00`), which judge holds rigid in a single pose but
+/// which the target's own clips move just as the retarget does ("the target's own dump:
+/// rest pose, or its own clip").
+fn own_clip_target(session: &Session) -> Option<std::path::PathBuf> {
+    use retarget_studio::core::TranslationMode::{HipsScaled, InPlace};
+    let t = session.target.skeleton();
+    let deep = session.map.pairs().iter().any(|p| {
+        matches!(p.translation, HipsScaled | InPlace)
+            && t.parents()[p.target].is_some_and(|q| t.parents()[q].is_some())
+    });
+    (deep && !session.target.clips().is_empty()).then(|| session.target.path.clone())
+}
+
 pub fn export_case(
     session: &Session,
     pair: &str,
@@ -118,6 +133,7 @@ pub fn export_case(
         "clip": clip,
         "target": session.target.path,
         "target_bind": target_bind,
+        "target_own": own_clip_target(session),
         "output": out,
         "spec": judge_spec(session),
         "ours": ours(report),
