@@ -245,7 +245,7 @@ impl Session {
 
     /// Whether both sides are one character: the same joints, parents and bind pose; or the
     /// same body under other names, bone axes, scale or an extra node on top (every joint
-    /// paired by name, one to one, parent to parent, bone lengths in one proportion).
+    /// paired automatically, one to one, parent to parent, bone lengths in one proportion).
     pub fn same_rig(&self) -> bool {
         let (s, t) = (self.source.skeleton(), self.target.skeleton());
         let identical = s.names() == t.names()
@@ -259,14 +259,14 @@ impl Session {
     }
 
     fn same_body(&self) -> bool {
-        use crate::core::MapMethod::{ExactName, SimilarName};
         let (s, t) = (self.source.skeleton(), self.target.skeleton());
         if s.len() != t.len() || self.map.len() != t.len() {
             return false;
         }
         let mut source_of = vec![usize::MAX; t.len()];
         for p in self.map.pairs() {
-            if !matches!(p.method, ExactName | SimilarName) {
+            // Automatic pairs only: a pair set by hand says the user wants something else.
+            if p.method == crate::core::MapMethod::Hand {
                 return false;
             }
             source_of[p.target] = p.source;

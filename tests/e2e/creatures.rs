@@ -143,8 +143,8 @@ fn a_fox_whose_joints_lost_their_names_maps_by_its_chains() {
         .iter()
         .filter(|p| p.method == MapMethod::Chain)
         .collect();
-    // Everything from the pelvis down: 24 joints less the two armature roots above it.
-    assert_eq!(chained.len(), 22);
+    // All 24 joints: the body, and the two armature roots above the pelvis onto the source's.
+    assert_eq!(chained.len(), 24);
     for p in &chained {
         assert_eq!(
             p.source,
@@ -267,4 +267,50 @@ fn the_robot_under_other_names_maps_whole_and_moves_as_itself() {
     let (e, shift) = identity_error(&session, &BY_NAME);
     assert!(e < 1e-3, "{e:.2e} of the height");
     assert!(shift < 1e-3, "{shift:.2e} of the height");
+}
+
+/// Item 5 of #9 on the humanoids: each bundled rig with a clip onto itself under other
+/// names (Mixamo, Unreal, the renaming), other bone axes, ×0.01 and ×100, and
+/// through Blender as Mixamo, maps every bone and gives its clip back.
+#[test]
+fn each_humanoid_onto_itself_under_other_conventions_maps_whole_and_gives_its_clip_back() {
+    use crate::common::file_variants::{
+        Convention, mixamo_through_blender, renamed, reoriented, rescaled,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let all = [
+        MapMethod::ExactName,
+        MapMethod::SimilarName,
+        MapMethod::Table,
+        MapMethod::Name,
+        MapMethod::Topology,
+        MapMethod::Chain,
+    ];
+    for rel in ["gltf/CesiumMan.glb", "gltf/RobotExpressive.glb"] {
+        let source = asset_path(rel);
+        let bytes = std::fs::read(&source).unwrap();
+        let variants: Vec<(&str, Vec<u8>)> = vec![
+            ("reoriented", reoriented(&bytes, 7)),
+            ("mixamo-names", renamed(&bytes, Convention::Mixamo)),
+            ("unreal-names", renamed(&bytes, Convention::Unreal)),
+            ("renamed", robot_renamed(&bytes)),
+            ("x0.01", rescaled(&bytes, 0.01)),
+            ("x100", rescaled(&bytes, 100.0)),
+            ("mixamo-blender", mixamo_through_blender(&bytes, 90.0)),
+        ];
+        for (label, data) in variants {
+            let path = dir.path().join(format!("{label}.glb"));
+            std::fs::write(&path, data).unwrap();
+            let session = automatic(&source, &path);
+            let joints = session.target.skeleton().len();
+            assert_eq!(
+                session.map.len(),
+                joints,
+                "{rel}[{label}]: every bone mapped"
+            );
+            let (e, _) = identity_error(&session, &all);
+            println!("{rel}[{label}]: identity {e:.1e} of the height");
+            assert!(e < 1e-3, "{rel}[{label}]: {e:.2e} of the height");
+        }
+    }
 }

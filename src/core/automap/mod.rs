@@ -164,6 +164,7 @@ fn twin_of(target: &RigSide, chain: usize, known: &[Option<usize>]) -> Option<us
     target.chains.chains.iter().enumerate().position(|(i, o)| {
         i < chain
             && o.kind == c.kind
+            && matches!(c.kind, ChainKind::Limb | ChainKind::Effector)
             && o.tags.lateral == c.tags.lateral
             && o.tags.limb == c.tags.limb
             && o.joints.len() == c.joints.len()
@@ -268,10 +269,9 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
             TranslationMode::HipsScaled
         } else {
             let leaf = !target.parents.contains(&Some(p.target));
-            let named = matches!(p.method, MapMethod::ExactName | MapMethod::SimilarName);
             let s_root = root_parent(source, p.source);
             let hung = s_root.is_some() && root_parent(target, p.target).is_some();
-            if leaf && named && hung {
+            if leaf && hung {
                 TranslationMode::Copy
             } else {
                 continue;

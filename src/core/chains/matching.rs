@@ -105,6 +105,7 @@ pub fn match_chains(source: &Side, target: &Side) -> Vec<ChainMatch> {
         effector_matches(source, target, m, &mut out);
     }
     spine_matches(source, target, &limb_pairs, &mut out);
+    root_and_helper_matches(source, target, &mut out);
     if let (Some(sp), Some(tp)) = (
         source
             .chains
@@ -154,6 +155,46 @@ fn effector_matches(source: &Side, target: &Side, limb: &ChainMatch, out: &mut V
                 target: t,
                 source: s,
                 score: (limb.score * (1.0 - 5.0 * d)).clamp(0.0, 1.0),
+            });
+        }
+    }
+}
+
+/// The joints above the pelvis map to those above the source's pelvis (an armature's `root`
+/// onto `Bone`), and each helper (an IK target or pole) to the source helper nearest its
+/// place from the pelvis, in sizes.
+fn root_and_helper_matches(source: &Side, target: &Side, out: &mut Vec<ChainMatch>) {
+    let above_pelvis = |side: &Side| {
+        let pelvis = side.chains.pelvis()?;
+        side.chains
+            .chains
+            .iter()
+            .position(|c| c.kind == ChainKind::Root && side.parents[pelvis] == Some(c.end()))
+    };
+    if let (Some(s), Some(t)) = (above_pelvis(source), above_pelvis(target)) {
+        out.push(ChainMatch {
+            target: t,
+            source: s,
+            score: 0.8,
+        });
+    }
+    let helpers = |side: &Side| -> Vec<(usize, Vec3)> {
+        (0..side.chains.chains.len())
+            .filter(|&i| side.chains.chains[i].kind == ChainKind::Helper)
+            .map(|i| (i, side.place(&side.chains.chains[i])))
+            .collect()
+    };
+    let sources = helpers(source);
+    for (t, place) in helpers(target) {
+        let best = sources
+            .iter()
+            .map(|&(s, p)| (s, p.distance(place)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((s, d)) = best.filter(|b| b.1 < 0.15) {
+            out.push(ChainMatch {
+                target: t,
+                source: s,
+                score: 0.8 * (1.0 - d / 0.15),
             });
         }
     }
