@@ -73,9 +73,32 @@ struct CheckOutput<'a> {
     source: Detected,
     target: Detected,
     report: &'a Report,
+    /// Target chains (`core::chains`) that no pair reaches: limbs, spine or pelvis the
+    /// map could not find a source for.
+    unmapped_chains: Vec<String>,
 }
 
 /// The report as text or JSON, and whether every measure passed.
+/// The names and joints of the target chains the map leaves out.
+fn unmapped_chains(session: &Session) -> Vec<String> {
+    let chains = &session.target.chains;
+    let names = chains.names();
+    let joints = session.target.skeleton().names();
+    session
+        .unmapped_target_chains()
+        .into_iter()
+        .map(|c| {
+            let chain = &chains.chains[c];
+            format!(
+                "{} ({} … {})",
+                names[c],
+                joints[chain.start()],
+                joints[chain.end()]
+            )
+        })
+        .collect()
+}
+
 pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
     let options = crate::io::ImportOptions {
         unit: args.unit,
@@ -95,6 +118,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
         source: detected(&session.source),
         target: detected(&session.target),
         report: &report,
+        unmapped_chains: unmapped_chains(&session),
     };
     if args.json {
         return Ok((serde_json::to_string_pretty(&out)? + "\n", passed));
@@ -121,6 +145,13 @@ fn text(session: &Session, out: &CheckOutput) -> String {
     s.push_str(&out.report.to_text());
     if !s.ends_with('\n') {
         s.push('\n');
+    }
+    if !out.unmapped_chains.is_empty() {
+        let _ = writeln!(
+            s,
+            "(!) target chains no pair reaches: {}",
+            out.unmapped_chains.join(", ")
+        );
     }
     s
 }

@@ -183,3 +183,38 @@ fn a_saved_project_checks_as_the_automatic_session() {
         |v: &serde_json::Value| v["report"]["ground"]["target"]["mean_mm"].as_f64().unwrap();
     assert!((ground(&automatic) - ground(&saved)).abs() < 0.5);
 }
+
+/// #9's bad input: a map that finds no source for some target limbs still runs, and the
+/// report names the chains it could not reach (CesiumMan has no limb a fox's front legs
+/// match: a biped's arms are graspers up at its sides).
+#[test]
+fn the_report_names_the_target_chains_no_pair_reaches() {
+    let args = [
+        "--source",
+        &path("gltf/CesiumMan.glb"),
+        "--target",
+        &path("gltf/Fox.glb"),
+    ]
+    .map(|s| s.to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = check(&args);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("(!) target chains no pair reaches"))
+        .unwrap_or_else(|| panic!("no unmapped-chain line in:\n{text}"));
+    assert!(
+        line.contains("b_LeftUpperArm_09 … b_LeftHand_011"),
+        "{line}"
+    );
+    assert!(
+        line.contains("b_RightUpperArm_06 … b_RightHand_08"),
+        "{line}"
+    );
+    let mut json_args = args.clone();
+    json_args.push("--json");
+    let o = check(&json_args);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let unmapped = v["unmapped_chains"].as_array().expect("unmapped_chains");
+    assert_eq!(unmapped.len(), 2, "{unmapped:?}");
+}
