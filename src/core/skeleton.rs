@@ -187,14 +187,7 @@ impl Skeleton {
 
     /// Whether `ancestor` hangs above `joint` (a joint is not its own ancestor).
     pub fn is_ancestor(&self, ancestor: usize, joint: usize) -> bool {
-        let mut at = self.parents[joint];
-        while let Some(j) = at {
-            if j == ancestor {
-                return true;
-            }
-            at = self.parents[j];
-        }
-        false
+        is_ancestor_in(&self.parents, ancestor, joint)
     }
 
     pub fn children(&self, joint: usize) -> impl Iterator<Item = usize> + '_ {
@@ -205,6 +198,42 @@ impl Skeleton {
             .filter(move |(_, p)| **p == Some(joint))
             .map(|(i, _)| i)
     }
+}
+
+/// `Skeleton::is_ancestor` over a bare parents array (the chain skeleton and the automatic
+/// map work on arrays).
+pub fn is_ancestor_in(parents: &[Option<usize>], ancestor: usize, joint: usize) -> bool {
+    let mut at = parents[joint];
+    while let Some(j) = at {
+        if j == ancestor {
+            return true;
+        }
+        at = parents[j];
+    }
+    false
+}
+
+/// Lowest common ancestor of `joints` over a parents array (a joint counts as its own).
+pub fn common_ancestor_in(parents: &[Option<usize>], joints: &[usize]) -> Option<usize> {
+    let path = |j: usize| {
+        let mut p = vec![j];
+        while let Some(up) = parents[*p.last().expect("starts with j")] {
+            p.push(up);
+        }
+        p.reverse();
+        p
+    };
+    let mut common = path(*joints.first()?);
+    for &j in &joints[1..] {
+        let other = path(j);
+        let n = common
+            .iter()
+            .zip(&other)
+            .take_while(|(a, b)| a == b)
+            .count();
+        common.truncate(n);
+    }
+    common.last().copied()
 }
 
 #[cfg(test)]

@@ -256,14 +256,7 @@ pub fn with_start(
 ) -> Option<ChainSkeleton> {
     let choices = start_choices(chains, parents, chain);
     let k = choices.iter().position(|&j| j == joint)?;
-    let c = &chains.chains[chain];
-    let joints = choices[k..].to_vec();
-    let added: Vec<usize> = joints
-        .iter()
-        .copied()
-        .filter(|j| !c.joints.contains(j))
-        .collect();
-    Some(replaced(chains, chain, joints, &added))
+    Some(resized(chains, chain, choices[k..].to_vec()))
 }
 
 /// The chains with `chain` ending at `joint` (one of `end_choices`): joints below its end
@@ -276,14 +269,18 @@ pub fn with_end(
 ) -> Option<ChainSkeleton> {
     let choices = end_choices(chains, parents, chain);
     let k = choices.iter().position(|&j| j == joint)?;
+    Some(resized(chains, chain, choices[..=k].to_vec()))
+}
+
+/// `chain` with `joints`, the ones it gains taken from their chains.
+fn resized(chains: &ChainSkeleton, chain: usize, joints: Vec<usize>) -> ChainSkeleton {
     let c = &chains.chains[chain];
-    let joints = choices[..=k].to_vec();
     let added: Vec<usize> = joints
         .iter()
         .copied()
         .filter(|j| !c.joints.contains(j))
         .collect();
-    Some(replaced(chains, chain, joints, &added))
+    replaced(chains, chain, joints, &added)
 }
 
 /// `chains` with `chain`'s joints replaced and `added` removed from the chains they were in.

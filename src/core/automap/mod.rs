@@ -8,6 +8,7 @@ pub mod names;
 use crate::core::chains::{ChainKind, ChainSide, ChainSkeleton, match_chains, pair_joints};
 use crate::core::humanoid::HumanBone;
 use crate::core::mapping::{BoneMap, BonePair, LegPair, MapMethod, SideLabel, TranslationMode};
+use crate::core::skeleton::is_ancestor_in;
 use glam::Vec3;
 use names::{NameKey, loose_key, name_key};
 use std::collections::HashMap;
@@ -229,14 +230,7 @@ fn below_mapped_parent(
     let mut at = target_parents[t];
     while let Some(p) = at {
         if let Some(pair) = pairs.iter().find(|q| q.target == p) {
-            let mut up = Some(s);
-            while let Some(j) = up {
-                if j == pair.source {
-                    return true;
-                }
-                up = source_parents[j];
-            }
-            return false;
+            return s == pair.source || is_ancestor_in(source_parents, pair.source, s);
         }
         at = target_parents[p];
     }

@@ -5,6 +5,7 @@
 
 use super::tags::tag_limb;
 use super::{Chain, ChainKind, ChainSkeleton, Tags};
+use crate::core::skeleton::is_ancestor_in;
 use glam::Vec3;
 
 /// Where the rig stands: world joint positions of its reference pose, and its facing.
@@ -115,7 +116,7 @@ fn segments(frame: &BuildFrame) -> Vec<Segment> {
 }
 
 /// The figure's size: its largest extent along any axis (a fox is longer than tall).
-fn rig_size(pos: &[Vec3]) -> f32 {
+pub(super) fn rig_size(pos: &[Vec3]) -> f32 {
     let (lo, hi) = pos.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
@@ -162,39 +163,6 @@ fn classify(segs: &[Segment], parents: &[Option<usize>], size: f32) -> Vec<Class
     class
 }
 
-/// Lowest common ancestor of `joints` (a joint counts as its own ancestor).
-fn common_ancestor(parents: &[Option<usize>], joints: &[usize]) -> Option<usize> {
-    let path = |j: usize| {
-        let mut p = vec![j];
-        while let Some(up) = parents[*p.last().unwrap()] {
-            p.push(up);
-        }
-        p.reverse();
-        p
-    };
-    let mut common = path(*joints.first()?);
-    for &j in &joints[1..] {
-        let other = path(j);
-        let n = common
-            .iter()
-            .zip(&other)
-            .take_while(|(a, b)| a == b)
-            .count();
-        common.truncate(n);
-    }
-    common.last().copied()
-}
-
-fn is_ancestor(parents: &[Option<usize>], a: usize, mut b: usize) -> bool {
-    while let Some(p) = parents[b] {
-        if p == a {
-            return true;
-        }
-        b = p;
-    }
-    false
-}
-
 /// The chain skeleton of a rig, built from its shape alone.
 pub fn build(frame: &BuildFrame) -> ChainSkeleton {
     let parents = frame.parents;
@@ -218,7 +186,7 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
             .map_or(0, |s| s.joints[0])
     } else {
         let points: Vec<usize> = limbs.iter().map(|&s| attach(s)).collect();
-        common_ancestor(parents, &points).unwrap_or(0)
+        crate::core::skeleton::common_ancestor_in(parents, &points).unwrap_or(0)
     };
     let mut chains = Vec::new();
     let tagger = super::tags::Tagger::new(frame, pelvis, &limbs_start(&segs, &limbs, attach));
@@ -233,7 +201,8 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
                     ChainKind::Effector
                 };
                 // A limb hung beside the body (not below the pelvis) is a helper.
-                let inside = seg.joints[0] == pelvis || is_ancestor(parents, pelvis, seg.joints[0]);
+                let inside =
+                    seg.joints[0] == pelvis || is_ancestor_in(parents, pelvis, seg.joints[0]);
                 if !inside {
                     chains.push(plain(ChainKind::Helper, seg.joints.clone()));
                     continue;
@@ -286,9 +255,9 @@ fn trunk_chains(seg: &Segment, pelvis: usize, parents: &[Option<usize>], out: &m
         return;
     }
     let first = seg.joints[0];
-    let kind = if is_ancestor(parents, first, pelvis) {
+    let kind = if is_ancestor_in(parents, first, pelvis) {
         ChainKind::Root
-    } else if is_ancestor(parents, pelvis, first) {
+    } else if is_ancestor_in(parents, pelvis, first) {
         ChainKind::Spine
     } else {
         ChainKind::Helper

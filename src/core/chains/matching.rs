@@ -5,6 +5,7 @@
 //! up by their place along the chain (`pair_joints`), so bone counts may differ.
 
 use super::{Chain, ChainKind, ChainSkeleton, Lateral};
+use crate::core::skeleton::is_ancestor_in;
 use glam::Vec3;
 
 /// One target chain and the source chain that drives it.
@@ -25,34 +26,28 @@ pub struct Side<'a> {
 
 impl Side<'_> {
     fn size(&self) -> f32 {
-        let (lo, hi) = self.positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
-        (hi - lo).max_element().max(1e-6)
+        super::build::rig_size(self.positions)
     }
 
-    /// A chain's place: its joints' mean from the pelvis, in sizes.
-    fn place(&self, c: &Chain) -> Vec3 {
+    /// Each chain's place: its joints' mean from the pelvis, in sizes.
+    fn places(&self) -> Vec<Vec3> {
         let pelvis = self
             .chains
             .pelvis()
             .map_or(Vec3::ZERO, |p| self.positions[p]);
-        let mean =
-            c.joints.iter().map(|&j| self.positions[j]).sum::<Vec3>() / c.joints.len() as f32;
-        (mean - pelvis) / self.size()
+        let size = self.size();
+        self.chains
+            .chains
+            .iter()
+            .map(|c| {
+                let sum = c.joints.iter().map(|&j| self.positions[j]).sum::<Vec3>();
+                (sum / c.joints.len() as f32 - pelvis) / size
+            })
+            .collect()
     }
 
-    fn is_below(&self, top: usize, mut j: usize) -> bool {
-        loop {
-            if j == top {
-                return true;
-            }
-            match self.parents[j] {
-                Some(p) => j = p,
-                None => return false,
-            }
-        }
+    fn is_below(&self, top: usize, j: usize) -> bool {
+        j == top || is_ancestor_in(self.parents, top, j)
     }
 }
 
@@ -80,16 +75,14 @@ pub fn match_chains(source: &Side, target: &Side) -> Vec<ChainMatch> {
             .collect()
     };
     let (s_limbs, t_limbs) = (limbs(source), limbs(target));
+    let (s_places, t_places) = (source.places(), target.places());
     for &t in &t_limbs {
         let tc = &target.chains.chains[t];
         let best = s_limbs
             .iter()
             .map(|&s| {
                 let sc = &source.chains.chains[s];
-                (
-                    s,
-                    limb_score((tc, target.place(tc)), (sc, source.place(sc))),
-                )
+                (s, limb_score((tc, t_places[t]), (sc, s_places[s])))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((s, score)) = best.filter(|b| b.1 >= 4.0) {
@@ -105,7 +98,7 @@ pub fn match_chains(source: &Side, target: &Side) -> Vec<ChainMatch> {
         effector_matches(source, target, m, &mut out);
     }
     spine_matches(source, target, &limb_pairs, &mut out);
-    root_and_helper_matches(source, target, &mut out);
+    root_and_helper_matches(source, target, (&s_places, &t_places), &mut out);
     if let (Some(sp), Some(tp)) = (
         source
             .chains
@@ -163,7 +156,12 @@ fn effector_matches(source: &Side, target: &Side, limb: &ChainMatch, out: &mut V
 /// The joints above the pelvis map to those above the source's pelvis (an armature's `root`
 /// onto `Bone`), and each helper (an IK target or pole) to the source helper nearest its
 /// place from the pelvis, in sizes.
-fn root_and_helper_matches(source: &Side, target: &Side, out: &mut Vec<ChainMatch>) {
+fn root_and_helper_matches(
+    source: &Side,
+    target: &Side,
+    (s_places, t_places): (&[Vec3], &[Vec3]),
+    out: &mut Vec<ChainMatch>,
+) {
     let above_pelvis = |side: &Side| {
         let pelvis = side.chains.pelvis()?;
         side.chains
@@ -178,14 +176,14 @@ fn root_and_helper_matches(source: &Side, target: &Side, out: &mut Vec<ChainMatc
             score: 0.8,
         });
     }
-    let helpers = |side: &Side| -> Vec<(usize, Vec3)> {
+    let helpers = |side: &Side, places: &[Vec3]| -> Vec<(usize, Vec3)> {
         (0..side.chains.chains.len())
             .filter(|&i| side.chains.chains[i].kind == ChainKind::Helper)
-            .map(|i| (i, side.place(&side.chains.chains[i])))
+            .map(|i| (i, places[i]))
             .collect()
     };
-    let sources = helpers(source);
-    for (t, place) in helpers(target) {
+    let sources = helpers(source, s_places);
+    for (t, place) in helpers(target, t_places) {
         let best = sources
             .iter()
             .map(|&(s, p)| (s, p.distance(place)))
@@ -311,6 +309,20 @@ mod tests {
         })
     }
 
+    type Rig = (Vec<String>, Vec<Option<usize>>, Vec<Vec3>);
+
+    fn side<'a>((r, c): (&'a Rig, &'a ChainSkeleton)) -> Side<'a> {
+        Side {
+            chains: c,
+            parents: &r.1,
+            positions: &r.2,
+        }
+    }
+
+    fn matched(a: (&Rig, &ChainSkeleton), b: (&Rig, &ChainSkeleton)) -> Vec<ChainMatch> {
+        match_chains(&side(a), &side(b))
+    }
+
     fn start_names(
         rig: &(Vec<String>, Vec<Option<usize>>, Vec<Vec3>),
         cs: &ChainSkeleton,
@@ -327,18 +339,7 @@ mod tests {
             *p *= 2.5;
         }
         let (ca, cb) = (side_of(&a), side_of(&b));
-        let m = match_chains(
-            &Side {
-                chains: &ca,
-                parents: &a.1,
-                positions: &a.2,
-            },
-            &Side {
-                chains: &cb,
-                parents: &b.1,
-                positions: &b.2,
-            },
-        );
+        let m = matched((&a, &ca), (&b, &cb));
         for c in &m {
             assert_eq!(c.source, c.target, "{}", start_names(&b, &cb, c.target));
             assert!(c.score > 0.7);
@@ -370,18 +371,7 @@ mod tests {
             }
         }
         let (ca, cb) = (side_of(&a), side_of(&b));
-        let m = match_chains(
-            &Side {
-                chains: &ca,
-                parents: &a.1,
-                positions: &a.2,
-            },
-            &Side {
-                chains: &cb,
-                parents: &b.1,
-                positions: &b.2,
-            },
-        );
+        let m = matched((&a, &ca), (&b, &cb));
         for side in ["l", "r"] {
             for name in [format!("{side}_shoulder"), format!("{side}_shoulder_low")] {
                 let t = cb

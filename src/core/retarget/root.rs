@@ -129,14 +129,7 @@ impl Legs {
 
 /// Lowest common ancestor of `joints` (a joint counts as its own ancestor).
 pub fn common_ancestor(skeleton: &Skeleton, joints: &[usize]) -> Option<usize> {
-    let first = *joints.first()?;
-    let mut path = chain_to_root(skeleton.parents(), first);
-    for &j in &joints[1..] {
-        let other = chain_to_root(skeleton.parents(), j);
-        let common = path.iter().zip(&other).take_while(|(a, b)| a == b).count();
-        path.truncate(common);
-    }
-    path.last().copied()
+    crate::core::skeleton::common_ancestor_in(skeleton.parents(), joints)
 }
 
 /// The map the solver runs: the hips pair's translation moved to the pelvis (the common
