@@ -31,6 +31,32 @@ impl Pose {
         Self::from_locals(skeleton.bind())
     }
 
+    /// The bind pose, or its shape standing where the skeleton rests when it was bound
+    /// elsewhere: a top joint whose bind lies more than a quarter of the figure's size from
+    /// its rest takes its rest translation. Where a skin was bound is a fact of the mesh,
+    /// not of the motion: clips key the top joint about its rest (Blender's FBX of the robot
+    /// binds its root `Bone` 2.4 units below where it rests and keys it there), and a
+    /// reference or a floor taken at such a bind carries that gap into every frame. A
+    /// nearer rest is kept out: Blender writes the current frame's pose as an FBX's rest,
+    /// and CesiumMan's then stands 3.5 cm (2 % of its size) off its true bind.
+    /// This is the reference pose "bind", and the target's own pose for quality.
+    pub fn bind_in_place(skeleton: &Skeleton) -> Self {
+        let mut pose = Self::bind(skeleton);
+        let mut worlds = vec![Mat4::IDENTITY; pose.len()];
+        pose.world_matrices_under(skeleton, Mat4::IDENTITY, &mut worlds);
+        let (lo, hi) = worlds.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), m| {
+            (lo.min(m.w_axis.truncate()), hi.max(m.w_axis.truncate()))
+        });
+        let size = (hi - lo).max_element();
+        for (j, parent) in skeleton.parents().iter().enumerate() {
+            let rest = skeleton.rest()[j].translation;
+            if parent.is_none() && rest.distance(pose.translations[j]) > 0.25 * size {
+                pose.translations[j] = rest;
+            }
+        }
+        pose
+    }
+
     pub fn len(&self) -> usize {
         self.rotations.len()
     }
@@ -141,5 +167,29 @@ mod tests {
         pose.scales[0] = Vec3::splat(3.0);
         let p = pose.world_positions(&s);
         assert!(p[2].abs_diff_eq(Vec3::new(9.0, 1.0, 0.0), 1e-5), "{}", p[2]);
+    }
+
+    /// The arm bound with its shoulder moved `by`, its elbow bent at the bind.
+    fn bound_at(by: Vec3) -> Skeleton {
+        let mut defs = arm().joint_defs();
+        defs[0].bind = Transform::from_translation(by);
+        defs[1].bind = Transform::new(
+            Vec3::new(2.0, 0.0, 0.0),
+            Quat::from_rotation_z(0.5),
+            Vec3::ONE,
+        );
+        Skeleton::new("arm", Mat4::IDENTITY, defs).unwrap()
+    }
+
+    #[test]
+    fn a_bind_made_elsewhere_stands_where_the_rig_rests_with_its_shape() {
+        // Bound 2 units below (2/3 of the arm's 3): the shape stays, the place is the rest's.
+        let s = bound_at(Vec3::new(0.0, -2.0, 0.0));
+        let placed = Pose::bind_in_place(&s);
+        assert_eq!(placed.translations[0], Vec3::ZERO);
+        assert_eq!(placed.rotations[1], Pose::bind(&s).rotations[1]);
+        // Bound a little off (a tenth of its size): a posed rest, the bind is kept.
+        let near = bound_at(Vec3::new(0.3, 0.0, 0.0));
+        assert_eq!(Pose::bind_in_place(&near), Pose::bind(&near));
     }
 }

@@ -39,7 +39,7 @@ fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> 
     };
     let base = match clip {
         Some(_) => Pose::rest(s),
-        None => Pose::bind(s),
+        None => Pose::bind_in_place(s),
     };
     let positions = times
         .iter()

@@ -10,8 +10,8 @@ use crate::common::file_variants::checks::{
 use crate::common::file_variants::glb::{Glb, indices};
 use crate::common::file_variants::mixamo::{REST_TURN_ARMS, armature_children};
 use crate::common::file_variants::{
-    Convention, degenerate_zero_pose, longer_legs, mixamo_through_blender, rename_map, renamed,
-    reoriented, rescaled, z_up_bvh,
+    Convention, bound_elsewhere, degenerate_zero_pose, longer_legs, mixamo_through_blender,
+    rename_map, renamed, reoriented, rescaled, z_up_bvh,
 };
 use crate::common::{BVH_ASSETS, asset_path};
 use glam::{Mat4, Quat, Vec3};
@@ -466,5 +466,28 @@ fn mixamo_through_blender_writes_world_space_vertices_and_inverse_binds() {
                 .collect();
             assert_same_mesh(&format!("{rel} {turn} vertices"), &want, &position(&g), 1.0);
         }
+    }
+}
+
+/// Bound away from its rest (the bind moved by 0.8 of the height down and aside): the mesh
+/// draws the same, the motion is the same, and only the bind pose has moved, whole.
+#[test]
+fn bound_elsewhere_moves_only_the_bind_pose() {
+    let d = Vec3::new(0.3, -0.8, 0.1);
+    for rel in CHARACTERS {
+        let data = bytes(rel);
+        let moved = bound_elsewhere(&data, d);
+        let a = rest_skinned_vertices(&Glb::parse(&data));
+        let b = rest_skinned_vertices(&Glb::parse(&moved));
+        assert_same_mesh(&format!("{rel} bound elsewhere"), &a, &b, 1.0);
+        let (a, b) = (load_glb(&data), load_glb(&moved));
+        if ANIMATED.contains(rel) {
+            assert_frames(rel, &clip_positions(&a), &clip_positions(&b), |p| p);
+        }
+        let (ba, bb) = (bind_positions(&a), bind_positions(&b));
+        let shift = bb[0] - ba[0];
+        let size = crate::common::file_variants::checks::size(&ba);
+        assert!(shift.length() > 0.5 * size, "{rel}: bind moved {shift}");
+        assert_frames(rel, &[ba], &[bb], |p| p + shift);
     }
 }

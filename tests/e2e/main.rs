@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_input;
+mod bind_placement;
 mod bvh_export;
 mod bvh_import;
 mod cli_check;

@@ -110,12 +110,31 @@ fn closure(scene: &ufbx::Scene, seeds: &BTreeSet<usize>) -> Vec<usize> {
         ordered.push(n);
         for child in scene.nodes[n].children.iter().rev() {
             let c = child.element.typed_id as usize;
+            if is_leaf_marker(child, &scene.nodes[n], seeds) {
+                continue;
+            }
             if included.contains(&c) || is_skeletal(child) {
                 stack.push(c);
             }
         }
     }
     ordered
+}
+
+/// Blender's "leaf bones": FBX has no bone tails, so Blender's exporter hangs a bone named
+/// `<parent>_end` under every bone that has no child (its own importer can ignore them).
+/// They deform nothing and move with their parent; kept, they read as one more joint on
+/// every finger, foot and IK target, which hides the rig's shape from the chain builder and
+/// makes the FBX of a glTF character a different rig from its glTF.
+fn is_leaf_marker(node: &ufbx::Node, parent: &ufbx::Node, seeds: &BTreeSet<usize>) -> bool {
+    let name: &str = &node.element.name;
+    let parent_name: &str = &parent.element.name;
+    node.children.is_empty()
+        && !seeds.contains(&(node.element.typed_id as usize))
+        && node.mesh.is_none()
+        && name.len() == parent_name.len() + 4
+        && name.starts_with(parent_name)
+        && name[parent_name.len()..].eq_ignore_ascii_case("_end")
 }
 
 fn roots_of(scene: &ufbx::Scene, included: &BTreeSet<usize>) -> Vec<usize> {
@@ -203,6 +222,7 @@ pub(super) fn build(
             seeds.len().min(ordered.len())
         ));
     }
+    note_leaf_markers(scene, &ordered, &seeds, warnings);
     note_inherit_modes(scene, &ordered, &joint_of_node, warnings);
     let skeleton = Skeleton::new(name, container, defs).map_err(|source| Problem::Skeleton {
         skeleton: name.to_owned(),
@@ -213,6 +233,33 @@ pub(super) fn build(
         joint_of_node,
         bind_worlds,
     })
+}
+
+fn note_leaf_markers(
+    scene: &ufbx::Scene,
+    ordered: &[usize],
+    seeds: &BTreeSet<usize>,
+    warnings: &mut Vec<String>,
+) {
+    let left_out: Vec<String> = ordered
+        .iter()
+        .flat_map(|&n| {
+            let parent = &scene.nodes[n];
+            parent
+                .children
+                .iter()
+                .filter(move |c| is_leaf_marker(c, parent, seeds))
+                .map(|c| c.element.name.to_string())
+        })
+        .collect();
+    if let Some(first) = left_out.first() {
+        warnings.push(format!(
+            "left out {} of Blender's leaf bones ('{first}'{}): bone tails FBX cannot store, \
+             not joints of the rig",
+            left_out.len(),
+            if left_out.len() > 1 { ", …" } else { "" }
+        ));
+    }
 }
 
 /// FBX scale inheritance the solver cannot keep: it composes every joint as parent × local,

@@ -3,7 +3,9 @@
 //! `scripts/judge-matrix.py` reads back with Blender (`pose-dump`) and `judge`.
 
 use crate::common::file_variants::glb::Glb;
+use retarget_studio::core::Pose;
 use retarget_studio::core::quality::Report;
+use retarget_studio::io::{Format, ImportOptions};
 use retarget_studio::session::{ExportFormat, ExportJob, Session};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -56,16 +58,39 @@ fn ours(report: &Report) -> Value {
     })
 }
 
-/// The target file with its joints in the bind pose (as our reader reads the inverse bind
-/// matrices) and no animation: judge's reference for the target's own floor and bone
-/// lengths. Its rest pose may not stand (the Mixamo variant turns its legs 35° at rest).
-fn bind_pose_copy(session: &Session, out: &Path) -> Result<(), String> {
+/// The target file with its joints in its own pose (the bind pose as our reader reads the
+/// inverse bind matrices or clusters, placed where the rig rests: `Pose::bind_in_place`) and
+/// no animation: judge's reference for the target's own floor and bone lengths. Its rest
+/// pose may not stand (the Mixamo variant turns its legs 35° at rest). An FBX target's copy
+/// is made from the GLB written for it (`written`), which carries its rig.
+fn bind_pose_copy(session: &Session, written: &Path, out: &Path) -> Result<(), String> {
     let side = &session.target;
-    let bytes = std::fs::read(&side.path).map_err(|e| e.to_string())?;
+    let skeleton = side.skeleton();
+    let fbx = side.asset.format == Format::Fbx;
+    let file = if fbx { written } else { side.path.as_path() };
+    let bytes = std::fs::read(file).map_err(|e| e.to_string())?;
+    let nodes: Vec<usize> = if fbx {
+        let asset = retarget_studio::io::load(written, &ImportOptions::default())
+            .map_err(|e| e.to_string())?;
+        let names = asset.skeletons[0].names();
+        skeleton
+            .names()
+            .iter()
+            .map(|n| {
+                names
+                    .iter()
+                    .position(|m| m == n)
+                    .map(|j| asset.joint_nodes[0][j])
+            })
+            .collect::<Option<_>>()
+            .ok_or("a target joint is missing from the written GLB")?
+    } else {
+        side.asset.joint_nodes[side.skeleton_index].clone()
+    };
+    let own = Pose::bind_in_place(skeleton);
     let mut glb = Glb::parse(&bytes);
-    let nodes = &side.asset.joint_nodes[side.skeleton_index];
     for (j, &node) in nodes.iter().enumerate() {
-        let b = side.skeleton().bind()[j];
+        let b = own.local(j);
         glb.set_node_trs(node, (b.translation, b.rotation, b.scale));
     }
     if let Some(doc) = glb.json.as_object_mut() {
@@ -108,7 +133,7 @@ pub fn export_case(
     };
     session.export(&job).map_err(|e| e.to_string())?;
     let target_bind = out.with_extension("bind.glb");
-    bind_pose_copy(session, &target_bind)?;
+    bind_pose_copy(session, out, &target_bind)?;
     let source = &session.source;
     let bvh = source.path.extension().is_some_and(|e| e == "bvh");
     // Blender's BVH importer is told the axes our reader detected (it assumes Y up, -Z forward).

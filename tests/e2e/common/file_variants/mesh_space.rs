@@ -123,3 +123,31 @@ pub fn skin_mesh_worlds(g: &Glb) -> Vec<Mat4> {
 pub fn mesh_of(g: &Glb, node: usize) -> Option<usize> {
     g.json["nodes"][node]["mesh"].as_u64().map(|m| m as usize)
 }
+
+/// The skin bound away from where the rig rests: every inverse bind matrix moved by
+/// `fraction` of the figure's bind size (its largest extent, in the skin's own space) and the skinned vertices
+/// with it, so the drawn mesh and the motion are unchanged and only the bind pose's place
+/// differs from the rest. Blender's FBX of the robot binds its root 2.4 units below its rest.
+pub fn bound_elsewhere(glb: &[u8], fraction: Vec3) -> Vec<u8> {
+    let mut g = Glb::parse(glb);
+    let mut lo = Vec3::INFINITY;
+    let mut hi = Vec3::NEG_INFINITY;
+    g.map_inverse_binds(|_, ibm| {
+        let p = ibm.inverse().w_axis.truncate();
+        (lo, hi) = (lo.min(p), hi.max(p));
+        ibm
+    });
+    let shift = Mat4::from_translation(fraction * (hi - lo).max_element());
+    g.map_inverse_binds(|_, ibm| ibm * shift.inverse());
+    let mut meshes: Vec<usize> = g
+        .skinned_mesh_nodes()
+        .into_iter()
+        .filter_map(|n| mesh_of(&g, n))
+        .collect();
+    meshes.sort_unstable();
+    meshes.dedup();
+    for mesh in meshes {
+        bake_into_world(&mut g, mesh, shift);
+    }
+    g.to_bytes()
+}

@@ -32,4 +32,5 @@ pub use four_armed::four_armed;
 pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
 pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
+pub use mesh_space::bound_elsewhere;
 pub use mixamo::mixamo_through_blender;
