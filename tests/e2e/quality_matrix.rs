@@ -1,6 +1,7 @@
 //! The quality matrix: every bundled source clip onto every bundled target and onto generated
 //! variants of those targets (other bone axes, Mixamo and Unreal names, ×0.01 and ×100,
-//! longer legs, Mixamo through Blender), plus mocap whose zero pose is not a T-pose, each
+//! longer legs, Mixamo through Blender, a skin bound away from the rest), and the FBX of two
+//! of them as sources and targets, plus mocap whose zero pose is not a T-pose, each
 //! judged by `check`'s measures (`session::quality`). Set `RETARGET_MATRIX_OUT=DIR` to also
 //! write each case's GLB and a table there (CI judges those with Blender).
 
