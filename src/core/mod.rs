@@ -2,6 +2,7 @@
 
 pub mod clip;
 pub mod humanoid;
+pub mod ik;
 pub mod pose;
 pub mod profile;
 pub mod quality;
@@ -25,5 +26,6 @@ pub mod align;
 pub mod automap;
 pub mod chains;
 pub mod characterize;
+pub mod contacts;
 pub mod mirror;
 pub mod reduce;

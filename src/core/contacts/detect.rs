@@ -1,0 +1,177 @@
+//! Foot contacts of a source clip, found from the foot's height and speed with hysteresis:
+//! a foot plants when it comes low and slow, and lifts only when it is clearly higher or
+//! faster, so a contact does not flicker on and off at the thresholds. Entering uses the
+//! judge's own rule (4 % of the height above the foot's lowest point, 10 % of the height per
+//! second), so every contact the judge sees is inside one found here.
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+/// Shares of the figure's height (speeds per second).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContactThresholds {
+    pub enter_height: f32,
+    pub exit_height: f32,
+    pub enter_speed: f32,
+    pub exit_speed: f32,
+    /// Shorter runs are passing touches, not contacts.
+    pub min_frames: usize,
+}
+
+impl Default for ContactThresholds {
+    fn default() -> Self {
+        Self {
+            enter_height: 0.04,
+            exit_height: 0.06,
+            enter_speed: 0.10,
+            exit_speed: 0.20,
+            min_frames: 2,
+        }
+    }
+}
+
+/// Frames `start..=end` where a foot is planted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FootContact {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl FootContact {
+    pub fn contains(&self, frame: usize) -> bool {
+        (self.start..=self.end).contains(&frame)
+    }
+
+    pub fn frames(&self) -> usize {
+        self.end + 1 - self.start
+    }
+}
+
+/// The contacts of one foot, from its world positions at `times` (y up) on a figure
+/// `height` tall. The foot's floor is the lowest it reaches.
+pub fn detect(
+    foot: &[Vec3],
+    times: &[f32],
+    height: f32,
+    limits: &ContactThresholds,
+) -> Vec<FootContact> {
+    let n = foot.len().min(times.len());
+    if n < 2 || height <= 0.0 {
+        return Vec::new();
+    }
+    let floor = foot[..n].iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let speed = |i: usize| {
+        let (a, b) = if i == 0 { (0, 1) } else { (i - 1, i) };
+        let d = Vec3::new(foot[b].x - foot[a].x, 0.0, foot[b].z - foot[a].z).length();
+        d / (times[b] - times[a]).max(1e-6) / height
+    };
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for i in 0..n {
+        let (h, v) = ((foot[i].y - floor) / height, speed(i));
+        let planted = match start {
+            None => h < limits.enter_height && v < limits.enter_speed,
+            Some(_) => h < limits.exit_height && v < limits.exit_speed,
+        };
+        match (planted, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                push_run(&mut out, s, i - 1, limits.min_frames);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        push_run(&mut out, s, n - 1, limits.min_frames);
+    }
+    out
+}
+
+fn push_run(out: &mut Vec<FootContact>, start: usize, end: usize, min_frames: usize) {
+    if end + 1 - start >= min_frames.max(1) {
+        out.push(FootContact { start, end });
+    }
+}
+
+/// How much each frame is planted, 0 to 1: 1 inside a contact, easing in over `blend`
+/// frames before it and out over `blend` frames after it (smoothstep), so the foot glides
+/// onto its plant instead of snapping.
+pub fn weights(contacts: &[FootContact], frames: usize, blend: usize) -> Vec<f32> {
+    let mut w = vec![0.0f32; frames];
+    for c in contacts {
+        for (f, slot) in w.iter_mut().enumerate() {
+            let d = if c.contains(f) {
+                0
+            } else if f < c.start {
+                c.start - f
+            } else {
+                f - c.end
+            };
+            let x = if blend == 0 {
+                if d == 0 { 1.0 } else { 0.0 }
+            } else {
+                (1.0 - d as f32 / (blend + 1) as f32).max(0.0)
+            };
+            *slot = slot.max(x * x * (3.0 - 2.0 * x));
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A foot stepping: down for frames 0-9, up and forward 10-19, down again 20-29.
+    fn steps() -> (Vec<Vec3>, Vec<f32>) {
+        let times: Vec<f32> = (0..30).map(|i| i as f32 / 30.0).collect();
+        let foot = (0..30)
+            .map(|i| match i {
+                0..=9 => Vec3::new(0.0, 0.08, 0.0),
+                10..=19 => {
+                    let s = (i - 9) as f32 / 11.0;
+                    Vec3::new(0.0, 0.08 + 0.2 * (s * std::f32::consts::PI).sin(), 0.6 * s)
+                }
+                _ => Vec3::new(0.0, 0.08, 0.6),
+            })
+            .collect();
+        (foot, times)
+    }
+
+    #[test]
+    fn a_step_has_two_contacts_around_the_swing() {
+        let (foot, times) = steps();
+        let c = detect(&foot, &times, 1.7, &ContactThresholds::default());
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].start, 0);
+        assert!(c[0].end >= 9 && c[0].end < 12, "{c:?}");
+        assert!(c[1].start > 18 && c[1].start <= 21, "{c:?}");
+        assert_eq!(c[1].end, 29);
+    }
+
+    #[test]
+    fn hysteresis_keeps_a_contact_through_a_wobble_at_the_threshold() {
+        let times: Vec<f32> = (0..20).map(|i| i as f32 / 30.0).collect();
+        // Height wobbling across 4 % of 1 m, under 6 %: one contact, not five.
+        let foot: Vec<Vec3> = (0..20)
+            .map(|i| Vec3::new(0.0, if i % 4 == 1 { 0.045 } else { 0.035 }, 0.0))
+            .collect();
+        let c = detect(&foot, &times, 1.0, &ContactThresholds::default());
+        assert_eq!(c, vec![FootContact { start: 0, end: 19 }]);
+    }
+
+    #[test]
+    fn weights_ease_in_and_out_of_a_contact() {
+        let w = weights(&[FootContact { start: 5, end: 7 }], 12, 3);
+        assert_eq!(&w[5..=7], &[1.0, 1.0, 1.0]);
+        assert_eq!(w[0], 0.0);
+        assert!(
+            w[2] > 0.0 && w[2] < w[3] && w[3] < w[4] && w[4] < 1.0,
+            "{w:?}"
+        );
+        assert!(w[8] > w[9] && w[9] > w[10] && w[11] == 0.0, "{w:?}");
+        // A bad input gives no contacts, not a panic.
+        assert!(detect(&[], &[], 1.0, &ContactThresholds::default()).is_empty());
+    }
+}

@@ -1,0 +1,78 @@
+//! Laying a chain of the pose along solved positions: each joint but the last turns by the
+//! shortest arc that points its bone at the next solved point; the last keeps its world
+//! rotation, so a planted foot keeps its tilt.
+
+use crate::core::pose::Pose;
+use glam::{Quat, Vec3};
+
+/// Turns `joints` (a parent-to-child path, root first) of `pose` so each bone points from
+/// `points[i]` to `points[i + 1]`. `world` holds every joint's world rotation for the pose as
+/// it is (`reference::world_rotations_into`), and `parent_world` the world rotation above the
+/// chain's root; `world` is left stale for the chain's joints.
+pub fn lay_along(
+    pose: &mut Pose,
+    joints: &[usize],
+    points: &[Vec3],
+    world: &[Quat],
+    parent_world: Quat,
+) {
+    let Some(&last) = joints.last() else {
+        return;
+    };
+    let mut parent = parent_world;
+    for i in 0..joints.len() - 1 {
+        let j = joints[i];
+        let current = parent * pose.rotations[j];
+        let along = current * pose.translations[joints[i + 1]];
+        let want = points[i + 1] - points[i];
+        let turn = match (along.try_normalize(), want.try_normalize()) {
+            (Some(a), Some(b)) => Quat::from_rotation_arc(a, b),
+            _ => Quat::IDENTITY,
+        };
+        let turned = (turn * current).normalize();
+        pose.rotations[j] = (parent.inverse() * turned).normalize();
+        parent = turned;
+    }
+    pose.rotations[last] = (parent.inverse() * world[last]).normalize();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::reference::world_rotations_into;
+    use crate::core::skeleton::{JointDef, Skeleton};
+    use crate::core::transform::Transform;
+    use glam::Mat4;
+
+    #[test]
+    fn the_bones_point_at_the_points_and_the_end_keeps_its_turn() {
+        let t = |y: f32| Transform::from_translation(Vec3::new(0.0, y, 0.0));
+        let s = Skeleton::new(
+            "leg",
+            Mat4::IDENTITY,
+            vec![
+                JointDef::new("hip", None, t(1.0)),
+                JointDef::new("knee", Some(0), t(-0.5)),
+                JointDef::new("ankle", Some(1), t(-0.5)),
+            ],
+        )
+        .unwrap();
+        let mut pose = Pose::rest(&s);
+        pose.rotations[2] = Quat::from_rotation_x(0.3);
+        let mut world = vec![Quat::IDENTITY; 3];
+        world_rotations_into(s.parents(), Quat::IDENTITY, &pose.rotations, &mut world);
+        let foot_turn = world[2];
+        let points = [
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.6, 0.3),
+            Vec3::new(0.0, 0.2, 0.0),
+        ];
+        lay_along(&mut pose, &[0, 1, 2], &points, &world, Quat::IDENTITY);
+        let p = pose.world_positions(&s);
+        for (got, want) in p.iter().zip(points) {
+            assert!(got.abs_diff_eq(want, 1e-5), "{got} vs {want}");
+        }
+        world_rotations_into(s.parents(), Quat::IDENTITY, &pose.rotations, &mut world);
+        assert!(world[2].angle_between(foot_turn) < 1e-3);
+    }
+}
