@@ -67,8 +67,8 @@ pub fn detect(
     };
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    for i in 0..n {
-        let (h, v) = ((foot[i].y - floor) / height, speed(i));
+    for (i, p) in foot.iter().enumerate().take(n) {
+        let (h, v) = ((p.y - floor) / height, speed(i));
         let planted = match start {
             None => h < limits.enter_height && v < limits.enter_speed,
             Some(_) => h < limits.exit_height && v < limits.exit_speed,

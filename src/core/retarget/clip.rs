@@ -44,18 +44,30 @@ impl Retargeter {
             .map(|k| clip.start_secs() + k as f32 * step)
             .collect();
         let n = target.len();
-        let mut rotations = vec![Vec::with_capacity(frames); n];
-        let mut translations = vec![Vec::with_capacity(frames); n];
         let mut source_pose = Pose::rest(source);
         let rest = Pose::rest(source);
         let mut target_pose = Pose::rest(target);
+        let mut poses = Vec::with_capacity(frames);
+        let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
+        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        let source_container = glam::Mat4::from(self.source_container);
         for &t in &times {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
+            if !self.legs.is_empty() {
+                source_pose.world_matrices_under(source, source_container, &mut source_world);
+                self.push_source_feet(&source_world, &mut feet);
+            }
+            poses.push(target_pose.clone());
+        }
+        self.last_plant = self.plant(target, &mut poses, &times, &feet);
+        let mut rotations = vec![Vec::with_capacity(frames); n];
+        let mut translations = vec![Vec::with_capacity(frames); n];
+        for pose in &poses {
             for j in 0..n {
-                rotations[j].push(target_pose.rotations[j]);
-                translations[j].push(target_pose.translations[j]);
+                rotations[j].push(pose.rotations[j]);
+                translations[j].push(pose.translations[j]);
             }
         }
         let mut moving = vec![false; n];

@@ -6,10 +6,13 @@
 
 mod clip;
 mod feet;
+mod legs_ik;
 mod plan;
+mod plant;
 pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
+pub use plant::{PlantReport, SolveSettings};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
 
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
@@ -68,6 +71,11 @@ pub struct Retargeter {
     follows: Vec<FollowSolve>,
     same_rig: bool,
     feet: Vec<feet::FootFit>,
+    /// Target legs the feet planting moves (#12).
+    legs: Vec<legs_ik::LegIk>,
+    solve: plant::SolveSettings,
+    /// What the last `retarget_clip` planted.
+    last_plant: plant::PlantReport,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     // Scratch, reused every frame.
@@ -169,11 +177,33 @@ impl Retargeter {
             roots,
             follows,
             same_rig: false,
+            legs: legs_ik::legs(map, target, &tgt_ref),
+            solve: plant::SolveSettings::default(),
+            last_plant: plant::PlantReport::default(),
             feet,
             source_height: (hi - lo).max(1e-6),
             source_world: vec![Quat::IDENTITY; source.len()],
             target_world: vec![Quat::IDENTITY; target.len()],
         })
+    }
+
+    /// How clips are solved after the frame-by-frame retarget (feet planting, IK, limits).
+    pub fn set_solve(&mut self, settings: plant::SolveSettings) {
+        self.solve = settings;
+    }
+
+    pub fn solve_settings(&self) -> &plant::SolveSettings {
+        &self.solve
+    }
+
+    /// The contacts and hip drop of the last `retarget_clip`.
+    pub fn last_plant(&self) -> &plant::PlantReport {
+        &self.last_plant
+    }
+
+    /// Target foot joints the planting can move.
+    pub fn planted_feet(&self) -> impl Iterator<Item = usize> + '_ {
+        self.legs.iter().map(|l| l.foot())
     }
 
     pub fn target_reference(&self) -> &Pose {
@@ -328,6 +358,7 @@ impl Retargeter {
             .map(|t| t.target)
             .chain(self.roots.iter().map(|r| r.target))
             .chain(self.follows.iter().map(|f| f.target))
+            .chain(self.legs.iter().filter_map(|l| l.moved_foot()))
     }
 }
 

@@ -1,0 +1,167 @@
+//! The target legs the feet planting moves (#12), each paired with the source foot whose
+//! contacts plant it, and how each is solved: a thigh–shin–foot path by the analytic
+//! two-bone solver, a longer path (a fox's leg) by the IK cache, and a foot that hangs
+//! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.
+
+use super::plan::SideReference;
+use super::root::Legs;
+use crate::core::ik::{IkCache, JointLimit};
+use crate::core::mapping::BoneMap;
+use crate::core::skeleton::{Skeleton, is_ancestor_in};
+use glam::Vec3;
+
+#[derive(Clone, Debug)]
+pub(super) enum LegKind {
+    /// Joints from the leg's top to its foot, each the parent of the next; `cache` for more
+    /// than two bones.
+    Path {
+        joints: Vec<usize>,
+        lengths: Vec<f32>,
+        cache: Option<IkCache>,
+        /// Per joint of the path, its limit (from the humanoid profile), if any.
+        limits: Vec<Option<JointLimit>>,
+    },
+    /// A foot that is not below its leg: the foot is moved, thigh and shin aimed at it.
+    Detached {
+        upper: usize,
+        lower: usize,
+        foot: usize,
+        lengths: [f32; 2],
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct LegIk {
+    pub source_foot: usize,
+    pub kind: LegKind,
+}
+
+impl LegIk {
+    /// The foot joint the plant moves.
+    pub fn foot(&self) -> usize {
+        match &self.kind {
+            LegKind::Path { joints, .. } => joints[joints.len() - 1],
+            LegKind::Detached { foot, .. } => *foot,
+        }
+    }
+
+    /// A foot the planting moves by its translation (it hangs elsewhere than its leg).
+    pub fn moved_foot(&self) -> Option<usize> {
+        match &self.kind {
+            LegKind::Detached { foot, .. } => Some(*foot),
+            LegKind::Path { .. } => None,
+        }
+    }
+
+    /// The joint whose position the leg reaches from.
+    pub fn top(&self) -> usize {
+        match &self.kind {
+            LegKind::Path { joints, .. } => joints[0],
+            LegKind::Detached { upper, .. } => *upper,
+        }
+    }
+
+    /// Length from the top to the foot with the leg straight.
+    pub fn reach(&self) -> f32 {
+        match &self.kind {
+            LegKind::Path { lengths, .. } => lengths.iter().sum(),
+            LegKind::Detached { lengths, .. } => lengths[0] + lengths[1],
+        }
+    }
+}
+
+/// The path from `top` down to `foot`, top first; `None` unless `top` is above `foot`.
+fn path(parents: &[Option<usize>], top: usize, foot: usize) -> Option<Vec<usize>> {
+    if top == foot || !is_ancestor_in(parents, top, foot) {
+        return None;
+    }
+    let mut out = vec![foot];
+    while let Some(p) = parents[*out.last()?] {
+        out.push(p);
+        if p == top {
+            out.reverse();
+            return Some(out);
+        }
+    }
+    None
+}
+
+fn path_leg(
+    joints: Vec<usize>,
+    source_foot: usize,
+    target: &SideReference,
+    limit_of: impl Fn(usize) -> Option<JointLimit>,
+) -> Option<LegIk> {
+    let points: Vec<Vec3> = joints.iter().map(|&j| target.positions[j]).collect();
+    let lengths: Vec<f32> = points.windows(2).map(|w| w[0].distance(w[1])).collect();
+    if lengths.iter().any(|&l| l <= 1e-9) {
+        return None;
+    }
+    let cache = if joints.len() > 3 {
+        Some(IkCache::new(&points)?)
+    } else {
+        None
+    };
+    Some(LegIk {
+        source_foot,
+        kind: LegKind::Path {
+            limits: joints.iter().map(|&j| limit_of(j)).collect(),
+            joints,
+            lengths,
+            cache,
+        },
+    })
+}
+
+/// The legs of `map` the planting can move, with their source feet.
+pub(super) fn legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
+    let limit_of = |j: usize| {
+        map.for_target(j)
+            .and_then(|p| p.bone)
+            .and_then(JointLimit::humanoid_default)
+    };
+    let (s, t) = (
+        Legs::of_map(map, |p| p.source),
+        Legs::of_map(map, |p| p.target),
+    );
+    let parents = target.parents();
+    if let (Some(upper), Some(lower)) = (t.upper, t.lower)
+        && s.feet.len() == 2
+        && t.feet.len() == 2
+    {
+        return (0..2)
+            .filter_map(|k| {
+                let foot = t.feet[k];
+                match path(parents, upper[k], foot) {
+                    Some(joints) if is_ancestor_in(parents, lower[k], foot) => {
+                        path_leg(joints, s.feet[k], tgt_ref, limit_of)
+                    }
+                    _ => {
+                        let p = &tgt_ref.positions;
+                        let lengths = [
+                            p[upper[k]].distance(p[lower[k]]),
+                            p[lower[k]].distance(p[foot]),
+                        ];
+                        (lengths[0] > 1e-9 && lengths[1] > 1e-9).then_some(LegIk {
+                            source_foot: s.feet[k],
+                            kind: LegKind::Detached {
+                                upper: upper[k],
+                                lower: lower[k],
+                                foot,
+                                lengths,
+                            },
+                        })
+                    }
+                }
+            })
+            .collect();
+    }
+    map.legs()
+        .iter()
+        .filter_map(|leg| {
+            let (&top, &foot) = (leg.target.first()?, leg.target.last()?);
+            let joints = path(parents, top, foot)?;
+            path_leg(joints, *leg.source.last()?, tgt_ref, limit_of)
+        })
+        .collect()
+}

@@ -1,0 +1,433 @@
+//! Planted feet (#12): after the clip is solved frame by frame, each target foot is held
+//! still wherever the source's foot is planted, then the leg is solved to reach it. Without
+//! this, a target whose thigh and shin differ in proportion from the source's slides its
+//! feet during contacts (CMU's walk on the robot: 15.8 mm per contact, the source 7.6).
+//!
+//! Per leg: the source foot's contacts (hysteresis, `core::contacts`) → the plant, the
+//! target's own foot position averaged over the contact (its stance and stride, so the
+//! stride is scaled by leg length as the root motion is) → a goal eased from the solved foot
+//! onto the plant and back over a few frames → no goal below the floor → the pelvis lowered
+//! where a leg cannot reach (the seed's "max extension", smoothed so no knee snaps straight)
+//! → two-bone IK (the knee kept in its solved half-plane: no flips), or the IK cache for a
+//! longer leg, within the joints' limits.
+
+use super::Retargeter;
+use super::legs_ik::{LegIk, LegKind};
+use crate::core::contacts::{ContactThresholds, FootContact, detect};
+use crate::core::ik::{cache::bend_of, fabrik, lay_along, two_bone};
+use crate::core::pose::Pose;
+use crate::core::reference::{rotation_of, world_rotations_into};
+use crate::core::skeleton::Skeleton;
+use glam::{Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// How the quality layer solves a clip.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolveSettings {
+    /// Hold the target's feet where the source's are planted.
+    pub plant_feet: bool,
+    pub contacts: ContactThresholds,
+    /// Seconds over which a plant eases in and out.
+    pub blend_secs: f32,
+    /// No foot below the target's floor.
+    pub floor: bool,
+    /// Lower the pelvis where a planted leg cannot reach.
+    pub lower_hips: bool,
+    /// The share of a leg's straight length IK may use (the seed's "max extension").
+    pub max_extension: f32,
+    /// Hold IK's joints within the humanoid profile's limits.
+    pub limits: bool,
+    /// Longer legs from the IK cache (51 samples) rather than FABRIK every frame.
+    pub ik_cache: bool,
+}
+
+impl Default for SolveSettings {
+    fn default() -> Self {
+        Self {
+            plant_feet: true,
+            contacts: ContactThresholds::default(),
+            blend_secs: 0.1,
+            floor: true,
+            lower_hips: true,
+            max_extension: 0.995,
+            limits: true,
+            ik_cache: true,
+        }
+    }
+}
+
+/// What the planting found and did, per leg (the editor draws the contacts as bars).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlantReport {
+    /// Per planted leg: the target foot joint and its source contacts (output frames).
+    pub contacts: Vec<(usize, Vec<FootContact>)>,
+    /// Largest pelvis drop over the clip, in world units.
+    pub max_hip_drop: f32,
+}
+
+impl Retargeter {
+    /// Source foot positions the planting needs, per leg, for one sampled source frame
+    /// (`world`: the source's world matrices, container included).
+    pub(super) fn push_source_feet(&self, world: &[Mat4], tracks: &mut [Vec<Vec3>]) {
+        for (leg, track) in self.legs.iter().zip(tracks) {
+            track.push(world[leg.source_foot].w_axis.truncate());
+        }
+    }
+
+    /// Plants the feet of the solved `poses` (one per entry of `times`), given each leg's
+    /// source foot `tracks`. Does nothing for one body on both sides (the clip is given
+    /// back as it is) or when planting is off.
+    pub(super) fn plant(
+        &self,
+        target: &Skeleton,
+        poses: &mut [Pose],
+        times: &[f32],
+        tracks: &[Vec<Vec3>],
+    ) -> PlantReport {
+        let mut report = PlantReport::default();
+        let settings = &self.solve;
+        if !settings.plant_feet || self.same_rig || self.legs.is_empty() || poses.len() < 2 {
+            return report;
+        }
+        let frames = poses.len();
+        let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
+        let blend = (settings.blend_secs * fps).round() as usize;
+        let mut world = vec![Mat4::IDENTITY; target.len()];
+        let container = Mat4::from(self.target_container);
+        // The solved feet and leg tops, per leg and frame.
+        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        for pose in poses.iter() {
+            pose.world_matrices_under(target, container, &mut world);
+            for (leg, track) in self.legs.iter().zip(&mut feet) {
+                track.push(world[leg.foot()].w_axis.truncate());
+            }
+        }
+        let floor = self.roots.first().map(|r| r.target_floor);
+        let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.legs.len());
+        for ((leg, track), solved) in self.legs.iter().zip(tracks).zip(&feet) {
+            let contacts = detect(track, times, self.source_height, &settings.contacts);
+            let mut goal = eased_goals(solved, &contacts, blend);
+            if let (true, Some(floor)) = (settings.floor, floor) {
+                for (g, s) in goal.iter_mut().zip(solved) {
+                    if s.y < floor || g.is_some_and(|g| g.y < floor) {
+                        let mut p = g.unwrap_or(*s);
+                        p.y = p.y.max(floor);
+                        *g = Some(p);
+                    }
+                }
+            }
+            report.contacts.push((leg.foot(), contacts));
+            goals.push(goal);
+        }
+        if settings.lower_hips {
+            report.max_hip_drop = self.lower_hips(target, poses, &goals, blend);
+        }
+        let mut rotations = vec![Quat::IDENTITY; target.len()];
+        let mut points = vec![
+            Vec3::ZERO;
+            self.legs
+                .iter()
+                .map(|l| l.reach_points())
+                .max()
+                .unwrap_or(3)
+        ];
+        for (f, pose) in poses.iter_mut().enumerate() {
+            if goals.iter().all(|g| g[f].is_none()) {
+                continue;
+            }
+            pose.world_matrices_under(target, container, &mut world);
+            world_rotations_into(
+                target.parents(),
+                rotation_of(container),
+                &pose.rotations,
+                &mut rotations,
+            );
+            for (leg, goal) in self.legs.iter().zip(&goals) {
+                if let Some(goal) = goal[f] {
+                    self.solve_leg(target, leg, goal, pose, &world, &rotations, &mut points);
+                    // The next leg may hang from what this one turned (not on any rig here).
+                    world_rotations_into(
+                        target.parents(),
+                        rotation_of(container),
+                        &pose.rotations,
+                        &mut rotations,
+                    );
+                }
+            }
+        }
+        report
+    }
+
+    /// Lowers the pelvis, frame by frame, by what the legs that cannot reach their goals
+    /// need, spread over the neighbouring frames so it eases in and out. Returns the
+    /// largest drop.
+    fn lower_hips(
+        &self,
+        target: &Skeleton,
+        poses: &mut [Pose],
+        goals: &[Vec<Option<Vec3>>],
+        blend: usize,
+    ) -> f32 {
+        let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) else {
+            return 0.0;
+        };
+        let container = Mat4::from(self.target_container);
+        let mut world = vec![Mat4::IDENTITY; target.len()];
+        let need: Vec<f32> = poses
+            .iter()
+            .enumerate()
+            .map(|(f, pose)| {
+                if goals.iter().all(|g| g[f].is_none()) {
+                    return 0.0;
+                }
+                pose.world_matrices_under(target, container, &mut world);
+                self.legs
+                    .iter()
+                    .zip(goals)
+                    .filter_map(|(leg, g)| {
+                        let top = world[leg.top()].w_axis.truncate();
+                        drop_to_reach(top, g[f]?, leg.reach() * self.solve.max_extension)
+                    })
+                    .fold(0.0, f32::max)
+            })
+            .collect();
+        let smooth = smoothed_max(&need, blend.max(1));
+        for (f, pose) in poses.iter_mut().enumerate() {
+            if smooth[f] <= 0.0 {
+                continue;
+            }
+            pose.world_matrices_under(target, container, &mut world);
+            let parent = target.parents()[pelvis].map_or(container, |p| world[p]);
+            pose.translations[pelvis] += parent
+                .inverse()
+                .transform_vector3(Vec3::new(0.0, -smooth[f], 0.0));
+        }
+        smooth.iter().copied().fold(0.0, f32::max)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_leg(
+        &self,
+        target: &Skeleton,
+        leg: &LegIk,
+        goal: Vec3,
+        pose: &mut Pose,
+        world: &[Mat4],
+        rotations: &[Quat],
+        points: &mut [Vec3],
+    ) {
+        let at = |j: usize| world[j].w_axis.truncate();
+        let parent_turn = |j: usize| {
+            target.parents()[j].map_or(rotation_of(Mat4::from(self.target_container)), |p| {
+                rotations[p]
+            })
+        };
+        match &leg.kind {
+            LegKind::Path {
+                joints,
+                lengths,
+                cache,
+                limits,
+            } => {
+                let n = joints.len();
+                let root = at(joints[0]);
+                let solved = &mut points[..n];
+                for (p, &j) in solved.iter_mut().zip(joints) {
+                    *p = at(j);
+                }
+                if n == 3 {
+                    let pole = solved[1] - root;
+                    let (knee, end) = two_bone::solve(root, goal, lengths[0], lengths[1], pole);
+                    solved[1] = knee;
+                    solved[2] = end;
+                } else if let (Some(cache), true) = (cache, self.solve.ik_cache) {
+                    let pole = bend_of(solved);
+                    cache.solve_into(root, goal, pole, solved);
+                } else {
+                    fabrik::solve(solved, lengths, goal);
+                }
+                // The solved rotations, which the limits widen to (legs of up to 8 joints).
+                let mut original = [Quat::IDENTITY; 8];
+                let limited = self.solve.limits && n <= original.len();
+                for (o, &j) in original.iter_mut().zip(joints) {
+                    *o = pose.rotations[j];
+                }
+                lay_along(pose, joints, solved, rotations, parent_turn(joints[0]));
+                if limited {
+                    self.hold_limits(pose, joints, limits, &original[..n]);
+                }
+            }
+            LegKind::Detached {
+                upper,
+                lower,
+                foot,
+                lengths,
+            } => {
+                let (top, knee_now, foot_now) = (at(*upper), at(*lower), at(*foot));
+                let (knee, end) =
+                    two_bone::solve(top, goal, lengths[0], lengths[1], knee_now - top);
+                let thigh_turn = arc(knee_now - top, knee - top);
+                let shin_turn = arc(thigh_turn * (foot_now - knee_now), end - knee);
+                let upper_world = (thigh_turn * rotations[*upper]).normalize();
+                let lower_world = (shin_turn * thigh_turn * rotations[*lower]).normalize();
+                pose.rotations[*upper] = (parent_turn(*upper).inverse() * upper_world).normalize();
+                // The shin's parent is the thigh (or hangs below it).
+                let lower_parent = if target.parents()[*lower] == Some(*upper) {
+                    upper_world
+                } else {
+                    thigh_turn * parent_turn(*lower)
+                };
+                pose.rotations[*lower] = (lower_parent.inverse() * lower_world).normalize();
+                let foot_parent =
+                    target.parents()[*foot].map_or(Mat4::from(self.target_container), |p| world[p]);
+                pose.translations[*foot] = foot_parent.inverse().transform_point3(goal);
+            }
+        }
+    }
+
+    /// Joints IK turned, held within their limits about the target's reference (widened to
+    /// where the solved clip already had them).
+    fn hold_limits(
+        &self,
+        pose: &mut Pose,
+        joints: &[usize],
+        limits: &[Option<crate::core::ik::JointLimit>],
+        original: &[Quat],
+    ) {
+        for k in 0..joints.len().saturating_sub(1) {
+            let Some(limit) = limits[k] else { continue };
+            let j = joints[k];
+            let bone = pose.translations[joints[k + 1]];
+            let reference = self.target_reference.rotations[j];
+            let limit = limit.widened_to(reference, original[k], bone);
+            pose.rotations[j] = limit.clamp(reference, pose.rotations[j], bone);
+        }
+    }
+}
+
+impl LegIk {
+    /// Points a solve of this leg needs.
+    fn reach_points(&self) -> usize {
+        match &self.kind {
+            LegKind::Path { joints, .. } => joints.len(),
+            LegKind::Detached { .. } => 3,
+        }
+    }
+}
+
+fn arc(from: Vec3, to: Vec3) -> Quat {
+    match (from.try_normalize(), to.try_normalize()) {
+        (Some(a), Some(b)) => Quat::from_rotation_arc(a, b),
+        _ => Quat::IDENTITY,
+    }
+}
+
+/// Per frame, the goal of a foot: `None` where it is free, else the solved position eased
+/// onto the contact's plant (the solved foot averaged over the contact).
+fn eased_goals(solved: &[Vec3], contacts: &[FootContact], blend: usize) -> Vec<Option<Vec3>> {
+    let frames = solved.len();
+    let mut best = vec![0.0f32; frames];
+    let mut goal = vec![None; frames];
+    for c in contacts {
+        let end = c.end.min(frames - 1);
+        if c.start > end {
+            continue;
+        }
+        let plant = solved[c.start..=end].iter().sum::<Vec3>() / (end + 1 - c.start) as f32;
+        let from = c.start.saturating_sub(blend);
+        let to = (end + blend).min(frames - 1);
+        for f in from..=to {
+            let d = if f < c.start {
+                c.start - f
+            } else {
+                f.saturating_sub(end)
+            };
+            let x = 1.0 - d as f32 / (blend + 1) as f32;
+            let w = x * x * (3.0 - 2.0 * x);
+            if w > best[f] {
+                best[f] = w;
+                goal[f] = Some(solved[f].lerp(plant, w));
+            }
+        }
+    }
+    goal
+}
+
+/// How far the leg's top must come down for a goal `reach` away to be reached; `None`
+/// when it already reaches, or when the goal is too far to the side for lowering to help.
+fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
+    let d = goal - top;
+    if d.length() <= reach {
+        return None;
+    }
+    let side = Vec3::new(d.x, 0.0, d.z).length();
+    if side >= reach {
+        return None;
+    }
+    let drop = -d.y - (reach * reach - side * side).sqrt();
+    (drop > 0.0).then_some(drop)
+}
+
+/// A running maximum over ±`radius` frames, then a running mean over ±`radius`: never
+/// below the need at any frame, and eased in and out.
+fn smoothed_max(need: &[f32], radius: usize) -> Vec<f32> {
+    let n = need.len();
+    let window = |f: usize| f.saturating_sub(radius)..(f + radius + 1).min(n);
+    let peak: Vec<f32> = (0..n)
+        .map(|f| need[window(f)].iter().copied().fold(0.0, f32::max))
+        .collect();
+    (0..n)
+        .map(|f| {
+            let w = window(f);
+            let count = w.len() as f32;
+            let mean = peak[w].iter().sum::<f32>() / count;
+            // The edges of the clip average fewer frames; never below the need itself.
+            mean.max(need[f])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_goal_out_of_reach_below_asks_the_hips_down_just_enough() {
+        let top = Vec3::new(0.0, 1.0, 0.0);
+        let goal = Vec3::new(0.3, 0.0, 0.0);
+        let drop = drop_to_reach(top, goal, 0.9).unwrap();
+        let lowered = top - Vec3::Y * drop;
+        assert!((lowered.distance(goal) - 0.9).abs() < 1e-5);
+        assert!(drop_to_reach(top, Vec3::new(0.0, 0.5, 0.0), 0.9).is_none());
+        assert!(drop_to_reach(top, Vec3::new(2.0, 1.0, 0.0), 0.9).is_none());
+    }
+
+    #[test]
+    fn the_smoothed_drop_covers_every_frame_s_need_and_eases() {
+        let mut need = vec![0.0; 20];
+        need[10] = 0.05;
+        need[11] = 0.04;
+        let s = smoothed_max(&need, 3);
+        for (a, b) in need.iter().zip(&s) {
+            assert!(b >= a);
+        }
+        assert_eq!(s[0], 0.0);
+        assert!(s[6] > 0.0 && s[6] < s[8], "{s:?}");
+    }
+
+    #[test]
+    fn a_planted_foot_holds_one_place_and_eases_there() {
+        // The solved foot slides 1 cm a frame; the contact holds it at the average.
+        let solved: Vec<Vec3> = (0..20)
+            .map(|f| Vec3::new(f as f32 * 0.01, 0.0, 0.0))
+            .collect();
+        let goals = eased_goals(&solved, &[FootContact { start: 5, end: 12 }], 2);
+        let plant = goals[5].unwrap();
+        for g in &goals[5..=12] {
+            assert_eq!(g.unwrap(), plant);
+        }
+        assert!((plant.x - 0.085).abs() < 1e-6);
+        assert!(goals[2].is_none() && goals[15].is_none());
+        assert!(goals[3].is_some() && goals[14].is_some());
+    }
+}
