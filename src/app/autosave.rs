@@ -100,7 +100,12 @@ impl Autosave {
         std::fs::create_dir_all(&self.config.dir)?;
         if self.lock.is_none() {
             let lock = std::fs::File::create(lock_path(&self.path()))?;
-            lock.try_lock()?;
+            if !crate::io::atomic::try_lock(&lock) {
+                anyhow::bail!(
+                    "{}: locked by another window",
+                    lock_path(&self.path()).display()
+                );
+            }
             self.lock = Some(lock);
         }
         let text = file.to_ron()?;

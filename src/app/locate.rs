@@ -36,14 +36,14 @@ impl Locate {
             .map_or("The project".into(), |n| n.to_string_lossy().into_owned())
     }
 
-    /// The project with the missing file pointed at `path`, or the prompt back with a
-    /// problem when no file is there.
-    pub fn relink(mut self, path: &Path) -> Result<(ProjectFile, Option<PathBuf>), Self> {
+    /// Points the missing file at `path`; false (and a problem to show) when no file is
+    /// there.
+    pub fn relink(&mut self, path: &Path) -> bool {
         if !path.is_file() {
             self.problem = Some(format!("There is no file at {}.", path.display()));
-            return Err(self);
+            return false;
         }
         self.missing.relink(&mut self.project, path);
-        Ok((self.project, self.project_path))
+        true
     }
 }

@@ -110,7 +110,7 @@ pub fn orphans(dir: &Path) -> Vec<Orphan> {
 /// Whether a running window holds the lock file.
 fn held(lock: &Path) -> bool {
     match std::fs::File::open(lock) {
-        Ok(file) => file.try_lock().is_err(),
+        Ok(file) => !crate::io::atomic::try_lock(&file),
         Err(_) => false,
     }
 }
@@ -140,7 +140,7 @@ mod tests {
             std::fs::write(lock_path(&path), "").unwrap();
         }
         let running = std::fs::File::open(dir.path().join("running.lock")).unwrap();
-        running.try_lock().unwrap();
+        assert!(crate::io::atomic::try_lock(&running));
         std::fs::write(dir.path().join("garbage.ron"), "(version: ").unwrap();
         let found = orphans(dir.path());
         assert_eq!(found.len(), 1, "{found:?}");

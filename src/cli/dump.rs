@@ -34,7 +34,10 @@ struct Dump {
 
 pub fn run(args: &DumpArgs) -> anyhow::Result<String> {
     let progress = super::progress::Progress::new(args.quiet);
-    progress.step(format!("loading {}", args.file.display()))?;
+    progress.step(format!(
+        "loading {}",
+        super::progress::file_name(&args.file)
+    ))?;
     let asset = crate::io::load(&args.file, &ImportOptions::default())?;
     let entry = match &args.clip {
         Some(name) => asset

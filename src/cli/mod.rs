@@ -146,7 +146,7 @@ pub fn open_session(
     use anyhow::Context;
     let session = match project {
         Some(p) => {
-            progress.step(format!("loading {}", p.display()))?;
+            progress.step(format!("loading {}", progress::file_name(p)))?;
             let mut project = crate::io::project::ProjectFile::load(p)?;
             if let Some(s) = source {
                 project.source.path = s.to_path_buf();
@@ -161,7 +161,11 @@ pub fn open_session(
             let (Some(s), Some(t)) = (source, target) else {
                 anyhow::bail!("--source and --target are needed without --project");
             };
-            progress.step(format!("loading {} and {}", s.display(), t.display()))?;
+            progress.step(format!(
+                "loading {} and {}",
+                progress::file_name(s),
+                progress::file_name(t)
+            ))?;
             Session::automatic(s, t, options)?
         }
     };

@@ -72,6 +72,14 @@ impl Progress {
     }
 }
 
+/// A file's name alone: the bar stays on one line of the terminal.
+pub fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 impl Drop for Progress {
     /// The bar leaves no trace: the command's own output follows on stdout.
     fn drop(&mut self) {

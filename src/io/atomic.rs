@@ -24,7 +24,7 @@ pub fn write_atomic(
         .tempfile_in(dir)?;
     // Held until the temp file is renamed (or removed): the lock says a writer is alive.
     // A file system without locks only loses the clean-up of temps, not the write.
-    let _ = tmp.as_file().try_lock();
+    try_lock(tmp.as_file());
     let mut counter = CountingWriter {
         inner: BufWriter::new(tmp.as_file()),
         written: 0,
@@ -38,6 +38,13 @@ pub fn write_atomic(
     tmp.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)?;
     Ok(written)
+}
+
+/// Takes an exclusive advisory lock on `file`, if nobody holds one; released when the file
+/// is closed, or when its process dies. (fs4: std's `File::try_lock` is newer than our
+/// minimum Rust, 1.85.)
+pub fn try_lock(file: &std::fs::File) -> bool {
+    fs4::FileExt::try_lock(file).is_ok()
 }
 
 const TEMP_SUFFIX: &str = ".part";
@@ -62,7 +69,7 @@ fn remove_stale_temps(dir: &Path, prefix: &str) {
         if !(name.starts_with(prefix) && name.ends_with(TEMP_SUFFIX)) {
             continue;
         }
-        let unheld = std::fs::File::open(entry.path()).is_ok_and(|f| f.try_lock().is_ok());
+        let unheld = std::fs::File::open(entry.path()).is_ok_and(|f| try_lock(&f));
         if unheld {
             let _ = std::fs::remove_file(entry.path());
         }
@@ -155,7 +162,7 @@ mod tests {
             std::fs::write(p, "half").unwrap();
         }
         let held = std::fs::File::open(&live).unwrap();
-        held.try_lock().unwrap();
+        assert!(try_lock(&held));
         write_atomic(&path, |w| w.write_all(b"whole")).unwrap();
         assert!(!stale.exists(), "a killed writer's temp is removed");
         assert!(live.exists(), "a running writer's temp is left alone");

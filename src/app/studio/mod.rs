@@ -230,7 +230,10 @@ impl StudioApp {
                 true
             }
             Err(e) => match e.downcast_ref::<crate::session::SessionError>() {
-                Some(crate::session::SessionError::FilesMissing(missing)) => {
+                // A screenshot has nobody to ask: it shows the error instead.
+                Some(crate::session::SessionError::FilesMissing(missing))
+                    if self.screenshot.is_none() =>
+                {
                     self.locate = Some(Locate::new(project, path, missing[0].clone()));
                     true
                 }

@@ -82,18 +82,18 @@ impl StudioApp {
 
     /// Points the missing file at `path` and goes on loading (which may ask for the other).
     pub fn relink(&mut self, path: &std::path::Path) {
-        let Some(locate) = self.locate.take() else {
+        let Some(locate) = &mut self.locate else {
             return;
         };
-        match locate.relink(path) {
-            Ok((project, project_path)) => {
-                self.status = Some(format!(
-                    "Relinked {}: save the project to keep the new path",
-                    path.display()
-                ));
-                self.load_project(project, project_path, true);
-            }
-            Err(locate) => self.locate = Some(locate),
+        if !locate.relink(path) {
+            return;
+        }
+        if let Some(locate) = self.locate.take() {
+            self.status = Some(format!(
+                "Relinked {}: save the project to keep the new path",
+                path.display()
+            ));
+            self.load_project(locate.project, locate.project_path, true);
         }
     }
 
