@@ -1,9 +1,14 @@
 use clap::Parser;
-use retarget_studio::cli::{Cli, Command, EXIT_BAD_INPUT, check, dump, inspect, map, retarget};
+use retarget_studio::cli::{
+    Cli, Command, EXIT_BAD_INPUT, check, dump, inspect, interrupt, map, retarget, save_loop,
+};
 use std::io::Write;
 
 fn main() {
     let cli = Cli::parse();
+    if cli.command.as_ref().is_some_and(Command::is_headless) {
+        interrupt::install();
+    }
     let result = match cli.command {
         Some(Command::Inspect(args)) => inspect::run(&args).map(print),
         Some(Command::Map(args)) => map::run(&args).map(print),
@@ -17,9 +22,14 @@ fn main() {
             }
         }),
         Some(Command::Screenshot(args)) => screenshot(args),
+        Some(Command::SaveLoop(args)) => save_loop::run(&args).map(print),
         None => open_editor(cli.project),
     };
     if let Err(e) = result {
+        if interrupt::is_interrupted(&e) {
+            eprintln!("{}", interrupt::Interrupted);
+            std::process::exit(interrupt::EXIT_INTERRUPTED);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(EXIT_BAD_INPUT);
     }
@@ -73,6 +83,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         size: args.size,
         select: args.select,
         view,
+        recovery: None,
     })?;
     if !out.exists() {
         anyhow::bail!("{}: no screenshot was written", out.display());

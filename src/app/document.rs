@@ -26,14 +26,15 @@ impl Default for Document {
 }
 
 impl Document {
-    pub fn open_project(path: &Path) -> anyhow::Result<Self> {
-        let session = Session::from_project(path)?;
-        Ok(Self {
+    /// A document of a loaded project; `dirty` when what was loaded differs from the file
+    /// (a relinked path, a recovered edit).
+    pub fn loaded(session: Session, project_path: Option<PathBuf>, dirty: bool) -> Self {
+        Self {
             session: Some(session),
-            project_path: Some(path.to_path_buf()),
-            dirty: false,
+            project_path,
+            dirty,
             revision: 1,
-        })
+        }
     }
 
     /// A new, unsaved document that maps `source` onto `target` automatically.

@@ -1,9 +1,14 @@
 //! An export running on a copy of the session in a background thread, so the window stays
-//! responsive; it reports progress per clip and can be cancelled between clips.
+//! responsive; it reports progress per clip and can be cancelled between clips. A panic in
+//! it becomes the export's error (`guard`).
 
-use crate::session::{ExportJob, ExportSummary, Session};
+use super::guard::{Job, catch};
+use crate::session::{ExportJob, ExportSummary, Session, SessionError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// The error of an export the user cancelled.
+pub const CANCELLED: &str = "cancelled";
 
 type Outcome = Arc<Mutex<Option<Result<ExportSummary, String>>>>;
 
@@ -15,18 +20,25 @@ pub struct ExportTask {
 }
 
 impl ExportTask {
-    pub fn start(session: Session, job: ExportJob) -> Self {
+    /// `inject_panic` is the tests' hook (see `guard::catch`).
+    pub fn start(session: Session, job: ExportJob, inject_panic: bool) -> Self {
         let done = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let outcome: Outcome = Arc::new(Mutex::new(None));
         let (d, c, o, j) = (done.clone(), cancel.clone(), outcome.clone(), job.clone());
         std::thread::spawn(move || {
-            let result = session.export_with_progress(&j, &|n| {
-                d.store(n, Ordering::Relaxed);
-                !c.load(Ordering::Relaxed)
+            let result = catch(Job::Export, inject_panic, || {
+                let progress = |n| {
+                    d.store(n, Ordering::Relaxed);
+                    !c.load(Ordering::Relaxed)
+                };
+                match session.export_with_progress(&j, &progress) {
+                    Err(SessionError::Cancelled) => Err(anyhow::anyhow!(CANCELLED)),
+                    result => Ok(result?),
+                }
             });
             if let Ok(mut slot) = o.lock() {
-                *slot = Some(result.map_err(|e| e.to_string()));
+                *slot = Some(result.map_err(|e| super::errors::error_lines(&e)));
             }
         });
         Self {

@@ -2,15 +2,20 @@
 //! target retargeted live. Document apart from UI state; panels push commands that are
 //! applied in one place after layout.
 
+pub mod autosave;
 mod character_view;
 pub mod command;
 pub mod document;
+pub mod errors;
 mod export_task;
 mod floor;
+pub mod guard;
 mod live;
+pub mod locate;
 pub mod panels;
 pub mod quality_strip;
 pub mod quality_task;
+pub mod recovery;
 pub mod screenshot;
 pub mod studio;
 pub mod timeline;
@@ -39,6 +44,9 @@ pub struct Launch {
     pub select: Option<String>,
     /// Both cameras look from this side instead of the default three-quarter view.
     pub view: Option<viewport::ViewDirection>,
+    /// Autosave and crash recovery: where recovery files go and how often. `None` turns
+    /// both off (tests, screenshots); `run` fills in the data folder for a normal window.
+    pub recovery: Option<autosave::AutosaveConfig>,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.
@@ -49,8 +57,11 @@ pub fn demo_project() -> PathBuf {
 /// When `run` was entered: the start of "launch to first frame".
 static LAUNCHED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
-pub fn run(launch: Launch) -> anyhow::Result<()> {
+pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     LAUNCHED.get_or_init(std::time::Instant::now);
+    if launch.screenshot.is_none() && launch.recovery.is_none() {
+        launch.recovery = autosave::AutosaveConfig::standard();
+    }
     let size = launch.size.unwrap_or([1440.0, 860.0]);
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("Retarget Studio")

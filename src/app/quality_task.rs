@@ -27,25 +27,35 @@ pub struct QualityState {
 }
 
 impl QualityState {
-    /// Starts a report for `key` unless one is running or the last one is for `key`.
-    pub fn request(&mut self, session: &Session, key: QualityKey, ctx: &egui::Context) {
+    /// Starts a report for `key` unless one is running or the last one is for `key`;
+    /// true if it started. `inject_panic` is the tests' hook (see `guard::catch`).
+    pub fn request(
+        &mut self,
+        session: &Session,
+        key: QualityKey,
+        ctx: &egui::Context,
+        inject_panic: bool,
+    ) -> bool {
         self.poll();
         let current = self.done.as_ref().is_some_and(|(k, _)| *k == key);
         if current || self.running.is_some() {
-            return;
+            return false;
         }
         let (sender, receiver) = channel();
         let (session, clip, ctx) = (session.clone(), key.1.clone(), ctx.clone());
         std::thread::spawn(move || {
-            let report = session
-                .quality(Some(&clip), &Thresholds::default())
-                .map(Arc::new)
-                .map_err(|e| e.to_string());
+            let report = super::guard::catch(super::guard::Job::Quality, inject_panic, || {
+                Ok(Arc::new(
+                    session.quality(Some(&clip), &Thresholds::default())?,
+                ))
+            })
+            .map_err(|e| super::errors::error_lines(&e));
             // The app may be gone (a closed window); nobody to tell then.
             let _ = sender.send(report);
             ctx.request_repaint();
         });
         self.running = Some(Running { key, receiver });
+        true
     }
 
     /// Takes a finished report, if one has arrived.

@@ -30,6 +30,8 @@ pub struct CheckArgs {
     /// BVH source: its up axis instead of the detected one.
     #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
     pub up: Option<crate::core::Axis>,
+    #[command(flatten)]
+    pub quiet: super::progress::QuietArg,
 }
 
 /// What was detected on one side and where it came from.
@@ -104,14 +106,19 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
         unit: args.unit,
         up: args.up,
     };
+    let progress = super::progress::Progress::new(args.quiet);
     let session = super::open_session(
         args.project.as_deref(),
         args.source.as_deref(),
         args.target.as_deref(),
         &options,
+        &progress,
     )?;
     let clip = session.source_clip(args.clip.as_deref())?.name.clone();
+    progress.step(format!("checking clip '{clip}'"))?;
     let report = session.quality(Some(&clip), &Thresholds::default())?;
+    super::interrupt::check()?;
+    drop(progress);
     let passed = report.passed();
     let out = CheckOutput {
         clip: &clip,

@@ -21,6 +21,8 @@ pub struct DumpArgs {
     /// Write here instead of standard output.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub quiet: super::progress::QuietArg,
 }
 
 #[derive(Serialize)]
@@ -31,6 +33,11 @@ struct Dump {
 }
 
 pub fn run(args: &DumpArgs) -> anyhow::Result<String> {
+    let progress = super::progress::Progress::new(args.quiet);
+    progress.step(format!(
+        "loading {}",
+        super::progress::file_name(&args.file)
+    ))?;
     let asset = crate::io::load(&args.file, &ImportOptions::default())?;
     let entry = match &args.clip {
         Some(name) => asset
@@ -57,7 +64,11 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<String> {
     let mut joints: BTreeMap<String, Vec<[f32; 3]>> = BTreeMap::new();
     let rest = Pose::rest(skeleton);
     let mut pose = rest.clone();
-    for &t in &frames {
+    progress.count("sampling", frames.len())?;
+    for (done, &t) in frames.iter().enumerate() {
+        if !progress.advance(done + 1) {
+            return Err(super::interrupt::Interrupted.into());
+        }
         pose.copy_from(&rest);
         clip.sample(t, &mut pose);
         for (name, p) in skeleton.names().iter().zip(pose.world_positions(skeleton)) {
@@ -69,6 +80,7 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<String> {
         ("animation", clip.name.clone()),
         ("reader", "retarget-studio".to_owned()),
     ]);
+    drop(progress);
     let json = serde_json::to_string(&Dump {
         frames,
         joints,

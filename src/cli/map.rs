@@ -13,14 +13,20 @@ pub struct MapArgs {
     /// Write the map (and the automatic alignment) as a project file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub quiet: super::progress::QuietArg,
 }
 
 pub fn run(args: &MapArgs) -> anyhow::Result<String> {
-    let session = Session::automatic(
-        &args.sides.source,
-        &args.sides.target,
+    let progress = super::progress::Progress::new(args.quiet);
+    let session = super::open_session(
+        None,
+        Some(&args.sides.source),
+        Some(&args.sides.target),
         &args.sides.import_options(),
+        &progress,
     )?;
+    drop(progress);
     let mut out = table(&session);
     out.push('\n');
     out.push_str(&super::chains::chains_table(&session));

@@ -4,8 +4,11 @@ pub mod chains;
 pub mod check;
 pub mod dump;
 pub mod inspect;
+pub mod interrupt;
 pub mod map;
+pub mod progress;
 pub mod retarget;
+pub mod save_loop;
 
 use crate::core::{Axis, Unit};
 use clap::{Parser, Subcommand};
@@ -40,6 +43,9 @@ pub enum Command {
     DumpPose(dump::DumpArgs),
     /// Open the editor on a project (or the demo), render a frame, save a PNG and exit.
     Screenshot(ScreenshotArgs),
+    /// Saves a large project over and over (a test hook for kill -9 during a save).
+    #[command(hide = true)]
+    SaveLoop(save_loop::SaveLoopArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -65,6 +71,13 @@ pub struct ScreenshotArgs {
     /// rotation gizmo is drawn; with `--tab skeleton`, its chain is picked and highlighted).
     #[arg(long, value_name = "BONE")]
     pub select: Option<String>,
+}
+
+impl Command {
+    /// The commands that run without a window: Ctrl+C stops them cleanly (`interrupt`).
+    pub fn is_headless(&self) -> bool {
+        !matches!(self, Command::Screenshot(_))
+    }
 }
 
 pub fn parse_size(s: &str) -> Result<[f32; 2], String> {
@@ -127,10 +140,13 @@ pub fn open_session(
     source: Option<&std::path::Path>,
     target: Option<&std::path::Path>,
     options: &crate::io::ImportOptions,
+    progress: &progress::Progress,
 ) -> anyhow::Result<crate::session::Session> {
     use crate::session::Session;
-    match project {
+    use anyhow::Context;
+    let session = match project {
         Some(p) => {
+            progress.step(format!("loading {}", progress::file_name(p)))?;
             let mut project = crate::io::project::ProjectFile::load(p)?;
             if let Some(s) = source {
                 project.source.path = s.to_path_buf();
@@ -138,13 +154,21 @@ pub fn open_session(
             if let Some(t) = target {
                 project.target.path = t.to_path_buf();
             }
-            Ok(Session::from_project_file(project)?)
+            Session::from_project_file(project)
+                .with_context(|| format!("{}: cannot open the project", p.display()))?
         }
         None => {
             let (Some(s), Some(t)) = (source, target) else {
                 anyhow::bail!("--source and --target are needed without --project");
             };
-            Ok(Session::automatic(s, t, options)?)
+            progress.step(format!(
+                "loading {} and {}",
+                progress::file_name(s),
+                progress::file_name(t)
+            ))?;
+            Session::automatic(s, t, options)?
         }
-    }
+    };
+    interrupt::check()?;
+    Ok(session)
 }

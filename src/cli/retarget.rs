@@ -1,7 +1,9 @@
 //! `retarget-studio retarget`: a source clip onto a target character, written as GLB or BVH.
 //! Without a project it automaps and auto-aligns.
 
-use crate::session::{ExportFormat, ExportJob, KeyReduction, Session};
+use super::interrupt::Interrupted;
+use super::progress::Progress;
+use crate::session::{ExportFormat, ExportJob, KeyReduction, Session, SessionError};
 use anyhow::bail;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -48,6 +50,8 @@ pub struct RetargetArgs {
     /// BVH source: its up axis instead of the detected one.
     #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
     pub up: Option<crate::core::Axis>,
+    #[command(flatten)]
+    pub quiet: super::progress::QuietArg,
 }
 
 fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
@@ -60,7 +64,7 @@ fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
     }
 }
 
-fn open_session(args: &RetargetArgs) -> anyhow::Result<Session> {
+fn open_session(args: &RetargetArgs, progress: &Progress) -> anyhow::Result<Session> {
     let options = crate::io::ImportOptions {
         unit: args.unit,
         up: args.up,
@@ -70,12 +74,14 @@ fn open_session(args: &RetargetArgs) -> anyhow::Result<Session> {
         args.source.as_deref(),
         args.target.as_deref(),
         &options,
+        progress,
     )
 }
 
 pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     let started = Instant::now();
-    let session = open_session(args)?;
+    let progress = Progress::new(args.quiet);
+    let session = open_session(args, &progress)?;
     let clips: Vec<Option<String>> = if args.all_clips {
         session
             .source
@@ -113,7 +119,14 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
         reduce,
         root_motion: args.root_motion,
     };
-    let summary = session.export(&job)?;
+    progress.count("retargeting", job.clips.len())?;
+    // Every clip is retargeted before the first byte is written, so stopping between clips
+    // leaves the output as it was.
+    let summary = match session.export_with_progress(&job, &|done| progress.advance(done)) {
+        Err(SessionError::Cancelled) => return Err(Interrupted.into()),
+        result => result?,
+    };
+    drop(progress);
     let mut out = String::new();
     if let Some((before, after)) = summary.reduced {
         let _ = writeln!(out, "key reduction: {before} keys -> {after}");

@@ -1,5 +1,7 @@
 //! Atomic file writes: a temp file in the destination's folder, flushed and synced, then
-//! renamed over the destination. A crash or an error leaves the old file whole.
+//! renamed over the destination, and the folder synced so the rename itself is on disk. A
+//! crash, a kill or an error leaves the old file whole; the temp file a killed writer leaves
+//! behind is removed by the next write of the same file.
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -14,7 +16,15 @@ pub fn write_atomic(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let prefix = temp_prefix(path);
+    remove_stale_temps(dir, &prefix);
+    let tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(TEMP_SUFFIX)
+        .tempfile_in(dir)?;
+    // Held until the temp file is renamed (or removed): the lock says a writer is alive.
+    // A file system without locks only loses the clean-up of temps, not the write.
+    try_lock(tmp.as_file());
     let mut counter = CountingWriter {
         inner: BufWriter::new(tmp.as_file()),
         written: 0,
@@ -26,7 +36,56 @@ pub fn write_atomic(
     tmp.as_file().sync_all()?;
     keep_permissions(tmp.as_file(), path)?;
     tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)?;
     Ok(written)
+}
+
+/// Takes an exclusive advisory lock on `file`, if nobody holds one; released when the file
+/// is closed, or when its process dies. (fs4: std's `File::try_lock` is newer than our
+/// minimum Rust, 1.85.)
+pub fn try_lock(file: &std::fs::File) -> bool {
+    fs4::FileExt::try_lock(file).is_ok()
+}
+
+const TEMP_SUFFIX: &str = ".part";
+
+/// `.walk.ron.` for `walk.ron`: hidden, and tied to the file it will replace.
+fn temp_prefix(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.")
+}
+
+/// Removes the temp files of `prefix` that no live writer holds: those of a writer killed
+/// between creating and renaming its temp file.
+fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(prefix) && name.ends_with(TEMP_SUFFIX)) {
+            continue;
+        }
+        let unheld = std::fs::File::open(entry.path()).is_ok_and(|f| try_lock(&f));
+        if unheld {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Makes the rename durable: without it, a power cut may bring back the old directory entry
+/// (or none) even though the new file's data was synced.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// A temp file is created owner-only (0600); the written file should read like any other:
@@ -90,5 +149,29 @@ mod tests {
             let mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o644, "readable by others, like any file");
         }
+    }
+
+    #[test]
+    fn temps_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("walk.ron");
+        let stale = dir.path().join(".walk.ron.a1b2c3.part");
+        let live = dir.path().join(".walk.ron.d4e5f6.part");
+        let other = dir.path().join(".other.ron.a1b2c3.part");
+        for p in [&stale, &live, &other] {
+            std::fs::write(p, "half").unwrap();
+        }
+        let held = std::fs::File::open(&live).unwrap();
+        assert!(try_lock(&held));
+        write_atomic(&path, |w| w.write_all(b"whole")).unwrap();
+        assert!(!stale.exists(), "a killed writer's temp is removed");
+        assert!(live.exists(), "a running writer's temp is left alone");
+        assert!(
+            other.exists(),
+            "another file's temps are its own writes' business"
+        );
+        drop(held);
+        write_atomic(&path, |w| w.write_all(b"whole again")).unwrap();
+        assert!(!live.exists());
     }
 }

@@ -7,12 +7,14 @@ mod chain_edits;
 mod chains;
 mod edit;
 mod export;
+mod missing;
 mod quality;
 mod side;
 
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
+pub use missing::{MissingFile, missing_files};
 pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
 
 pub use side::{Side, SideRole};
@@ -31,6 +33,9 @@ pub enum SessionError {
     Import(#[from] ImportError),
     #[error(transparent)]
     Project(#[from] ProjectError),
+    /// Files the project names that are not there; the editor asks where each one went.
+    #[error("{}", missing::describe(.0))]
+    FilesMissing(Vec<MissingFile>),
     #[error("no joint of {} could be mapped from {}: no names in common and no limbs found on both", target_file.display(), source_file.display())]
     NothingMapped {
         source_file: PathBuf,
@@ -389,6 +394,10 @@ impl Session {
     }
 
     pub fn from_project_file(project: ProjectFile) -> Result<Self, SessionError> {
+        let missing = missing_files(&project);
+        if !missing.is_empty() {
+            return Err(SessionError::FilesMissing(missing));
+        }
         let source = Side::from_file(SideRole::Source, project.source)?;
         let target = Side::from_file(SideRole::Target, project.target)?;
         let mut pairs = Vec::with_capacity(project.map.len());

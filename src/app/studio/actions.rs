@@ -4,6 +4,7 @@
 use super::{Pending, StudioApp};
 use crate::app::command::Command;
 use crate::app::document::Document;
+use crate::app::guard::{Job, catch};
 use eframe::egui;
 use std::path::{Path, PathBuf};
 
@@ -91,17 +92,26 @@ impl StudioApp {
     }
 
     /// Applies an edit to the session and records it for undo.
+    /// A panic halfway through an edit puts the session back as it was before it.
     pub(super) fn edit(&mut self, edit: crate::session::Edit) {
+        let inject = self.take_injected(Job::Edit);
         let Some(session) = &mut self.doc.session else {
             return;
         };
         let before = session.edit_state();
-        match session.apply_edit(&edit) {
+        let applied = catch(Job::Edit, inject, || Ok(session.apply_edit(&edit)?));
+        match applied {
             Ok(label) => {
                 self.undo.record(label, before);
                 self.doc.touch();
             }
-            Err(e) => self.error = Some(format!("Could not apply the change: {e}")),
+            Err(e) => {
+                if session.edit_state() != before {
+                    let _ = session.restore(before);
+                    self.doc.revision += 1;
+                }
+                self.fail("Could not apply the change", &e);
+            }
         }
     }
 
@@ -121,17 +131,19 @@ impl StudioApp {
                 self.status = Some(format!("{} {label}", if undo { "Undid" } else { "Redid" }));
                 self.doc.touch();
             }
-            Err(e) => self.error = Some(format!("Could not restore: {e}")),
+            Err(e) => self.fail("Could not restore", &e.into()),
         }
     }
 
     pub(super) fn save(&mut self, path: &Path) {
-        match self.doc.save(path) {
+        let inject = self.take_injected(Job::Save);
+        let doc = &mut self.doc;
+        match catch(Job::Save, inject, || doc.save(path)) {
             Ok(bytes) => {
                 self.status = Some(format!("Saved {} ({bytes} bytes)", path.display()));
                 self.remember(path);
             }
-            Err(e) => self.error = Some(format!("Could not save: {e:#}")),
+            Err(e) => self.fail("Could not save", &e),
         }
     }
 
@@ -154,9 +166,10 @@ impl StudioApp {
                 Some("Load a source and a target: the other side is still missing.".into());
             return;
         };
-        match Document::from_files(&src, &tgt) {
+        let inject = self.take_injected(Job::Load);
+        match catch(Job::Load, inject, || Document::from_files(&src, &tgt)) {
             Ok(doc) => self.set_document(doc),
-            Err(e) => self.error = Some(format!("Could not load: {e:#}")),
+            Err(e) => self.fail("Could not load", &e),
         }
     }
 
@@ -186,9 +199,11 @@ impl StudioApp {
             return;
         }
         self.status = Some(format!("Exporting {}…", job.out.display()));
+        let inject = self.inject_panic.take_if(|j| *j == Job::Export).is_some();
         self.export_task = Some(crate::app::export_task::ExportTask::start(
             session.clone(),
             job,
+            inject,
         ));
     }
 
@@ -226,10 +241,10 @@ impl StudioApp {
                     self.validation = crate::app::validate::spawn(path.clone());
                 }
             }
-            Err(e) if e == "cancelled" => {
+            Err(e) if e == crate::app::export_task::CANCELLED => {
                 self.status = Some("Export cancelled; nothing was written.".into())
             }
-            Err(e) => self.error = Some(format!("Export failed: {e}")),
+            Err(e) => self.error = Some(format!("Export failed:\n{e}")),
         }
     }
 
@@ -244,7 +259,11 @@ impl StudioApp {
             std::mem::swap(&mut pair.source, &mut pair.target);
         }
         project.source.clip = None;
-        match crate::session::Session::from_project_file(project) {
+        let inject = self.inject_panic.take_if(|j| *j == Job::Load).is_some();
+        let swapped = catch(Job::Load, inject, || {
+            Ok(crate::session::Session::from_project_file(project)?)
+        });
+        match swapped {
             Ok(swapped) if swapped.source_clip(None).is_ok() => {
                 let doc = Document {
                     session: Some(swapped),
@@ -257,7 +276,7 @@ impl StudioApp {
             Ok(_) => {
                 self.error = Some("Cannot swap: the target has no clip to play as a source.".into())
             }
-            Err(e) => self.error = Some(format!("Cannot swap: {e}")),
+            Err(e) => self.fail("Cannot swap", &e),
         }
     }
 
@@ -285,7 +304,7 @@ impl StudioApp {
                 );
                 self.edit(crate::session::Edit::ReplaceMap { map, label });
             }
-            Err(e) => self.error = Some(format!("Could not import the map: {e}")),
+            Err(e) => self.fail("Could not import the map", &e.into()),
         }
     }
 
@@ -311,7 +330,7 @@ impl StudioApp {
                     path.display()
                 ))
             }
-            Err(e) => self.error = Some(format!("Could not save the map: {e}")),
+            Err(e) => self.fail("Could not save the map", &e.into()),
         }
     }
 }

@@ -1,11 +1,15 @@
 //! The editor application: layout, the live retarget per frame, commands, prompts.
 
 use super::Launch;
+use super::autosave::Autosave;
 use super::character_view::CharacterView;
 use super::command::Command;
 use super::document::Document;
+use super::guard::{Job, catch};
 use super::live::LiveRetarget;
+use super::locate::Locate;
 use super::panels::{self, Tab};
+use super::recovery::Orphan;
 use super::screenshot::ScreenshotJob;
 use super::timeline::{ClipInfo, Playback, timeline_ui};
 use super::undo::UndoStack;
@@ -17,6 +21,7 @@ use std::time::Instant;
 
 mod actions;
 mod input;
+mod prompts;
 mod quality;
 mod viewports;
 
@@ -92,6 +97,18 @@ pub struct StudioApp {
     quality: super::quality_task::QualityState,
     /// The quality strip under the timeline as last drawn (tests read it).
     pub strip: Option<super::quality_strip::Strip>,
+    /// Writes the unsaved document to a recovery file now and then; `None` in tests and
+    /// screenshots unless they ask for it.
+    autosave: Option<Autosave>,
+    /// Recovery files of windows that crashed, offered one by one at start.
+    pub recoveries: Vec<Orphan>,
+    /// A project whose file moved, waiting for the user to say where it is.
+    pub locate: Option<Locate>,
+    /// The live retarget that failed for this (revision, clip): not tried again every frame.
+    live_failed: Option<(u64, String)>,
+    /// Test hook: the next job of this kind panics (see `guard`).
+    #[doc(hidden)]
+    pub inject_panic: Option<Job>,
 }
 
 impl StudioApp {
@@ -141,6 +158,14 @@ impl StudioApp {
             notes_open: None,
             quality: Default::default(),
             strip: None,
+            recoveries: launch
+                .recovery
+                .as_ref()
+                .map_or(Vec::new(), |c| super::recovery::orphans(&c.dir)),
+            autosave: launch.recovery.clone().map(Autosave::new),
+            locate: None,
+            live_failed: None,
+            inject_panic: None,
         };
         let project = launch.project.unwrap_or_else(super::demo_project);
         app.open_project(&project);
@@ -170,13 +195,64 @@ impl StudioApp {
     }
 
     fn open_project(&mut self, path: &Path) {
-        match Document::open_project(path) {
-            Ok(doc) => {
-                self.set_document(doc);
-                self.remember(path);
+        let inject = self.take_injected(Job::Load);
+        let loaded = catch(Job::Load, inject, || {
+            Ok(crate::io::project::ProjectFile::load(path)?)
+        });
+        match loaded {
+            Ok(project) => {
+                self.load_project(project, Some(path.to_path_buf()), false);
             }
-            Err(e) => self.error = Some(format!("Could not open the project: {e:#}")),
+            Err(e) => self.fail("Could not open the project", &e),
         }
+    }
+
+    /// Loads a project's files into a new document, `dirty` when it differs from the file
+    /// on disk. A file that is not where the project says opens the "locate file" prompt.
+    /// False when the project could not be loaded (the error is shown).
+    pub(super) fn load_project(
+        &mut self,
+        project: crate::io::project::ProjectFile,
+        path: Option<PathBuf>,
+        dirty: bool,
+    ) -> bool {
+        let inject = self.take_injected(Job::Load);
+        let attempt = project.clone();
+        let loaded = catch(Job::Load, inject, || {
+            Ok(crate::session::Session::from_project_file(attempt)?)
+        });
+        match loaded {
+            Ok(session) => {
+                if let Some(p) = &path {
+                    self.remember(p);
+                }
+                self.set_document(Document::loaded(session, path, dirty));
+                true
+            }
+            Err(e) => match e.downcast_ref::<crate::session::SessionError>() {
+                // A screenshot has nobody to ask: it shows the error instead.
+                Some(crate::session::SessionError::FilesMissing(missing))
+                    if self.screenshot.is_none() =>
+                {
+                    self.locate = Some(Locate::new(project, path, missing[0].clone()));
+                    true
+                }
+                _ => {
+                    self.fail("Could not open the project", &e);
+                    false
+                }
+            },
+        }
+    }
+
+    /// Shows an error in the problem window, one line per cause.
+    pub(super) fn fail(&mut self, what: &str, e: &anyhow::Error) {
+        self.error = Some(super::errors::describe(what, e));
+    }
+
+    /// Whether the test hook asks `job` to panic (once).
+    pub(super) fn take_injected(&mut self, job: Job) -> bool {
+        self.inject_panic.take_if(|j| *j == job).is_some()
     }
 
     fn set_document(&mut self, doc: Document) {
@@ -187,6 +263,7 @@ impl StudioApp {
         self.doc = doc;
         self.undo.clear();
         self.live = None;
+        self.live_failed = None;
         self.quality.clear();
         self.strip = None;
         self.selected = None;
@@ -232,18 +309,29 @@ impl StudioApp {
             .live
             .as_ref()
             .is_some_and(|l| l.is_current(self.doc.revision, &clip));
-        if !current {
-            match LiveRetarget::build(session, &clip, self.doc.revision) {
-                Ok(live) => self.live = Some(live),
-                Err(e) => {
-                    self.error = Some(format!("Cannot retarget: {e:#}"));
-                    self.live = None;
-                    return;
-                }
-            }
+        let key = (self.doc.revision, clip.clone());
+        if self.live_failed.as_ref() == Some(&key) {
+            return;
         }
-        let Some(live) = &mut self.live else { return };
-        live.solve(session, self.playback.time_secs);
+        let inject = self.inject_panic.take_if(|j| *j == Job::Retarget).is_some();
+        let (live, time) = (&mut self.live, self.playback.time_secs);
+        let solved = catch(Job::Retarget, inject, || {
+            if !current {
+                *live = None;
+                *live = Some(LiveRetarget::build(session, &clip, key.0)?);
+            }
+            if let Some(live) = live.as_mut() {
+                live.solve(session, time);
+            }
+            Ok(())
+        });
+        if let Err(e) = solved {
+            self.live = None;
+            self.live_failed = Some(key);
+            self.error = Some(super::errors::describe("Cannot retarget", &e));
+            return;
+        }
+        let Some(live) = &self.live else { return };
         let (src, tgt) = (&session.source, &session.target);
         let src_meshes = meshes_of(&src.asset, src.skeleton_index);
         let tgt_meshes = meshes_of(&tgt.asset, tgt.skeleton_index);
@@ -304,6 +392,7 @@ impl StudioApp {
         self.poll_export(&ctx);
         self.update_characters();
         self.update_quality(&ctx);
+        self.autosave_now(&ctx);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("timeline")
@@ -332,6 +421,7 @@ impl StudioApp {
             });
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
+        self.prompts_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 
@@ -433,7 +523,11 @@ impl eframe::App for StudioApp {
         eframe::set_value(storage, STORAGE_KEY, &self.prefs);
     }
 
+    /// A normal close: the recovery file goes (a crash never gets here and leaves it).
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        if let Some(autosave) = &mut self.autosave {
+            autosave.finish();
+        }
         self.log_frame_times();
     }
 }
