@@ -127,6 +127,7 @@ mod tests {
             target: SideFile::new("/data/robot.glb"),
             map: Vec::new(),
             export: Default::default(),
+            solve: Default::default(),
         }
     }
 

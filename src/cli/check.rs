@@ -32,6 +32,8 @@ pub struct CheckArgs {
     pub up: Option<crate::core::Axis>,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
+    #[command(flatten)]
+    pub solve: super::SolveArgs,
 }
 
 /// What was detected on one side and where it came from.
@@ -107,13 +109,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
         up: args.up,
     };
     let progress = super::progress::Progress::new(args.quiet);
-    let session = super::open_session(
+    let mut session = super::open_session(
         args.project.as_deref(),
         args.source.as_deref(),
         args.target.as_deref(),
         &options,
         &progress,
     )?;
+    args.solve.apply(&mut session);
     let clip = session.source_clip(args.clip.as_deref())?.name.clone();
     progress.step(format!("checking clip '{clip}'"))?;
     let report = session.quality(Some(&clip), &Thresholds::default())?;

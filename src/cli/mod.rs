@@ -122,6 +122,23 @@ impl SideArgs {
     }
 }
 
+/// How clips are solved after the frame-by-frame retarget (#12).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct SolveArgs {
+    /// Leave the target's feet where the frame-by-frame retarget puts them, without planting
+    /// them on the source's contacts (no IK, no hip lowering; the project's setting otherwise).
+    #[arg(long)]
+    pub no_plant: bool,
+}
+
+impl SolveArgs {
+    pub fn apply(&self, session: &mut crate::session::Session) {
+        if self.no_plant {
+            session.solve.plant_feet = false;
+        }
+    }
+}
+
 /// Exit code for bad input (a file that cannot be read or understood).
 pub const EXIT_BAD_INPUT: i32 = 2;
 

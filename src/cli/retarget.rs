@@ -52,6 +52,8 @@ pub struct RetargetArgs {
     pub up: Option<crate::core::Axis>,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
+    #[command(flatten)]
+    pub solve: super::SolveArgs,
 }
 
 fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
@@ -81,7 +83,8 @@ fn open_session(args: &RetargetArgs, progress: &Progress) -> anyhow::Result<Sess
 pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     let started = Instant::now();
     let progress = Progress::new(args.quiet);
-    let session = open_session(args, &progress)?;
+    let mut session = open_session(args, &progress)?;
+    args.solve.apply(&mut session);
     let clips: Vec<Option<String>> = if args.all_clips {
         session
             .source

@@ -37,6 +37,7 @@ pub fn version(tag: char, pairs: usize) -> ProjectFile {
             })
             .collect(),
         export: Default::default(),
+        solve: Default::default(),
     }
 }
 

@@ -120,6 +120,9 @@ pub struct ProjectFile {
     pub map: Vec<PairFile>,
     #[serde(default)]
     pub export: ExportSettings,
+    /// How clips are solved: feet planting, IK, limits (#12).
+    #[serde(default)]
+    pub solve: crate::core::retarget::SolveSettings,
 }
 
 impl ProjectFile {
@@ -270,6 +273,7 @@ mod tests {
                 confidence: 0.9,
             }],
             export: ExportSettings { fps: Some(30.0) },
+            solve: Default::default(),
         }
     }
 

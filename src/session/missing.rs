@@ -84,6 +84,7 @@ mod tests {
             target: SideFile::new(dir.path().join("gone/robot.glb")),
             map: Vec::new(),
             export: Default::default(),
+            solve: Default::default(),
         };
         let missing = missing_files(&project);
         assert_eq!(missing.len(), 2);

@@ -87,6 +87,8 @@ pub struct Session {
     pub target: Side,
     pub map: BoneMap,
     pub export: ExportSettings,
+    /// Feet planting, IK and limits (#12), saved in the project.
+    pub solve: crate::core::retarget::SolveSettings,
 }
 
 impl Session {
@@ -104,6 +106,7 @@ impl Session {
             target,
             map: BoneMap::default(),
             export: ExportSettings::default(),
+            solve: Default::default(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -242,6 +245,7 @@ impl Session {
             r.set_target_floor(floor);
         }
         r.set_same_rig(self.same_rig());
+        r.set_solve(self.solve);
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }
@@ -384,6 +388,7 @@ impl Session {
             target: self.target.file_with_chains(),
             map: self.map_pairs(),
             export: self.export.clone(),
+            solve: self.solve,
         }
     }
 
@@ -428,6 +433,7 @@ impl Session {
             target,
             map: BoneMap::new(pairs),
             export: project.export,
+            solve: project.solve,
         };
         session.refresh_legs();
         Ok(session)

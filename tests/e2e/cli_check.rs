@@ -84,15 +84,21 @@ fn a_clip_without_contacts_judges_neither_ground_nor_skate() {
 
 #[test]
 fn sliding_feet_on_the_short_legged_robot_exit_1_and_are_flagged() {
-    let out = check(&[
+    let args = [
         "--source",
         &path("bvh/02_01.bvh"),
         "--target",
         &path("gltf/RobotExpressive.glb"),
-    ]);
+    ];
+    // Without planting (#12) the robot's short thighs slide its feet.
+    let out = check(&[&args[..], &["--no-plant"]].concat());
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("skate: target feet slide"), "{text}");
+    // Planted, they hold.
+    let out = check(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod cli_retarget;
 mod creature_variants;
 mod creatures;
 mod fbx_import;
+mod feet_ik;
 mod file_variants;
 mod gltf_export;
 mod gltf_import;

@@ -388,13 +388,6 @@ fn known_pair(known: &str, pair: &str) -> bool {
     }
 }
 
-/// Failures understood and left for later issues: (pair prefix, measure or `*`, why).
-const KNOWN: &[(&str, &str, &str)] = &[
-    // No IK yet (#12): a target whose thigh/shin proportions differ from the source's slides
-    // its feet during contacts, and the robot's Dance pins its IK feet while its hips sway.
-    (
-        "",
-        "skate",
-        "no IK yet: proportions move planted feet (#12)",
-    ),
-];
+/// Failures understood and left for later issues: (pair prefix, measure or `*`, why). Empty
+/// since #12 planted the feet: skate used to fail wherever leg proportions differ.
+const KNOWN: &[(&str, &str, &str)] = &[];

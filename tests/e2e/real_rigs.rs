@@ -140,9 +140,12 @@ fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
         "vrm/cryptovoxels.vrm",
         "gltf/RobotExpressive.glb",
     ] {
-        let original = automatic("bvh/02_01.bvh", target);
-        let variant = Session::automatic(&flat, &asset_path(target), &ImportOptions::default())
+        let mut original = automatic("bvh/02_01.bvh", target);
+        let mut variant = Session::automatic(&flat, &asset_path(target), &ImportOptions::default())
             .unwrap_or_else(|e| panic!("the +X zero pose onto {target}: {e}"));
+        // The zero pose's effect on the frame-by-frame solve (planting bends the legs).
+        original.solve.plant_feet = false;
+        variant.solve.plant_feet = false;
         let limits = Thresholds::default();
         let (a, b) = (
             original.quality(None, &limits).unwrap(),

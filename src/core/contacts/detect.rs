@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// Shares of the figure's height (speeds per second).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ContactThresholds {
     pub enter_height: f32,
     pub exit_height: f32,

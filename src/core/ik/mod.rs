@@ -10,5 +10,5 @@ pub mod limits;
 pub mod two_bone;
 
 pub use cache::{IkCache, SAMPLES};
-pub use chain::lay_along;
+pub use chain::{arc, lay_along};
 pub use limits::JointLimit;

@@ -78,6 +78,8 @@ pub struct Retargeter {
     last_plant: plant::PlantReport,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
+    /// The target's height in its reference pose (a planted foot's slide scales by it).
+    target_height: f32,
     // Scratch, reused every frame.
     source_world: Vec<Quat>,
     target_world: Vec<Quat>,
@@ -126,6 +128,10 @@ impl Retargeter {
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
         let follows = plan::follow_solves(source, target, map, &tgt_ref);
         let feet = foot_fits(map, &rotations, &src_ref);
+        let tgt_height = {
+            let ys = tgt_ref.positions.iter().map(|p| p.y);
+            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+        };
         let (lo, hi) = src_ref
             .positions
             .iter()
@@ -178,10 +184,11 @@ impl Retargeter {
             follows,
             same_rig: false,
             legs: legs_ik::legs(map, target, &tgt_ref),
-            solve: plant::SolveSettings::default(),
+            solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
             feet,
             source_height: (hi - lo).max(1e-6),
+            target_height: tgt_height.max(1e-6),
             source_world: vec![Quat::IDENTITY; source.len()],
             target_world: vec![Quat::IDENTITY; target.len()],
         })

@@ -14,7 +14,7 @@
 use super::Retargeter;
 use super::legs_ik::{LegIk, LegKind};
 use crate::core::contacts::{ContactThresholds, FootContact, detect};
-use crate::core::ik::{cache::bend_of, fabrik, lay_along, two_bone};
+use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
 use crate::core::pose::Pose;
 use crate::core::reference::{rotation_of, world_rotations_into};
 use crate::core::skeleton::Skeleton;
@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 /// How the quality layer solves a clip.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SolveSettings {
     /// Hold the target's feet where the source's are planted.
     pub plant_feet: bool,
@@ -37,10 +38,24 @@ pub struct SolveSettings {
     pub max_extension: f32,
     /// Hold IK's joints within the humanoid profile's limits.
     pub limits: bool,
-    /// Longer legs from the IK cache (51 samples) rather than FABRIK every frame.
+    /// Longer legs from the IK cache (51 samples of the reference shape: the crowd
+    /// runtime's fast path) rather than FABRIK from the solved shape, which keeps the
+    /// source's bend of every joint.
     pub ik_cache: bool,
 }
 
+impl SolveSettings {
+    /// The frame-by-frame solve alone: what `Retargeter::new` starts with, so the runtime
+    /// API and the solver's invariants see no clip-level pass unless asked.
+    pub fn frame_by_frame() -> Self {
+        Self {
+            plant_feet: false,
+            ..Self::default()
+        }
+    }
+}
+
+/// The product's defaults (the session's): feet planted, floor, hips, limits.
 impl Default for SolveSettings {
     fn default() -> Self {
         Self {
@@ -51,10 +66,13 @@ impl Default for SolveSettings {
             lower_hips: true,
             max_extension: 0.995,
             limits: true,
-            ik_cache: true,
+            ik_cache: false,
         }
     }
 }
+
+/// How far below the floor a foot may dip before it is lifted, as a share of the height.
+const FLOOR_TOLERANCE: f32 = 0.01;
 
 /// What the planting found and did, per leg (the editor draws the contacts as bars).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,10 +124,16 @@ impl Retargeter {
         let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.legs.len());
         for ((leg, track), solved) in self.legs.iter().zip(tracks).zip(&feet) {
             let contacts = detect(track, times, self.source_height, &settings.contacts);
-            let mut goal = eased_goals(solved, &contacts, blend);
+            let scale = self.target_height / self.source_height;
+            let sizes = (scale, self.target_height);
+            let mut goal = eased_goals(solved, track, sizes, &contacts, blend);
             if let (true, Some(floor)) = (settings.floor, floor) {
+                // A dip of under 1 % of the height is the clip's own (its floor is where
+                // its feet stand at rest, not the lowest they reach); deeper, the foot
+                // goes through the floor and is lifted onto it.
+                let through = floor - FLOOR_TOLERANCE * self.target_height;
                 for (g, s) in goal.iter_mut().zip(solved) {
-                    if s.y < floor || g.is_some_and(|g| g.y < floor) {
+                    if s.y < through || g.is_some_and(|g| g.y < through) {
                         let mut p = g.unwrap_or(*s);
                         p.y = p.y.max(floor);
                         *g = Some(p);
@@ -143,8 +167,13 @@ impl Retargeter {
                 &mut rotations,
             );
             for (leg, goal) in self.legs.iter().zip(&goals) {
-                if let Some(goal) = goal[f] {
+                let foot = world[leg.foot()].w_axis.truncate();
+                // A goal where the solved foot already is (a floor that was not crossed):
+                // nothing to solve.
+                if let Some(goal) = goal[f].filter(|g| g.distance(foot) > 1e-5 * self.target_height)
+                {
                     self.solve_leg(target, leg, goal, pose, &world, &rotations, &mut points);
+
                     // The next leg may hang from what this one turned (not on any rig here).
                     world_rotations_into(
                         target.parents(),
@@ -192,6 +221,7 @@ impl Retargeter {
             })
             .collect();
         let smooth = smoothed_max(&need, blend.max(1));
+
         for (f, pose) in poses.iter_mut().enumerate() {
             if smooth[f] <= 0.0 {
                 continue;
@@ -315,25 +345,77 @@ impl LegIk {
     }
 }
 
-fn arc(from: Vec3, to: Vec3) -> Quat {
-    match (from.try_normalize(), to.try_normalize()) {
-        (Some(a), Some(b)) => Quat::from_rotation_arc(a, b),
-        _ => Quat::IDENTITY,
+/// How a contact's plant moves: not at all, or as the source's foot moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Plant {
+    /// The retarget slides the foot no more than the source does: leave it.
+    Free,
+    /// Held still where the solved foot averages (the source's foot only jitters).
+    Still,
+    /// Moved as the source's foot moves about its own average, scaled (the source slides
+    /// it on purpose: an in-place walk, a skid).
+    Following,
+}
+
+/// A foot that travels less than this share of the figure's height over a contact is
+/// planted; one that travels further slides on purpose.
+const DELIBERATE_SLIDE: f32 = 0.03;
+
+/// Path length on the ground plane over `frames`.
+fn travel(path: &[Vec3]) -> f32 {
+    path.windows(2)
+        .map(|w| Vec3::new(w[1].x - w[0].x, 0.0, w[1].z - w[0].z).length())
+        .sum()
+}
+
+fn plant_kind(solved: &[Vec3], source: &[Vec3], scale: f32, height: f32) -> Plant {
+    let wanted = travel(source) * scale;
+    if travel(solved) <= wanted * 1.02 + 1e-4 * height {
+        return Plant::Free;
+    }
+    let (a, b) = (source[0], source[source.len() - 1]);
+    let net = Vec3::new(b.x - a.x, 0.0, b.z - a.z).length() * scale;
+    if net > DELIBERATE_SLIDE * height {
+        Plant::Following
+    } else {
+        Plant::Still
     }
 }
 
 /// Per frame, the goal of a foot: `None` where it is free, else the solved position eased
-/// onto the contact's plant (the solved foot averaged over the contact).
-fn eased_goals(solved: &[Vec3], contacts: &[FootContact], blend: usize) -> Vec<Option<Vec3>> {
-    let frames = solved.len();
+/// onto the contact's plant on the ground plane (`plant_kind`): a contact the retarget
+/// does not make slide is left alone (one body under other names gives its clip back), a
+/// planted foot is held at the solved foot's average over the contact, and a foot the
+/// source slides on purpose slides as the source's does (`scale`: target over source
+/// height). The height stays the solved one: skate is travel on the ground, and the ankle
+/// rises as the heel peels off the floor. `height` is the target's.
+fn eased_goals(
+    solved: &[Vec3],
+    source: &[Vec3],
+    (scale, height): (f32, f32),
+    contacts: &[FootContact],
+    blend: usize,
+) -> Vec<Option<Vec3>> {
+    let frames = solved.len().min(source.len());
     let mut best = vec![0.0f32; frames];
     let mut goal = vec![None; frames];
     for c in contacts {
-        let end = c.end.min(frames - 1);
+        let end = c.end.min(frames.saturating_sub(1));
         if c.start > end {
             continue;
         }
-        let plant = solved[c.start..=end].iter().sum::<Vec3>() / (end + 1 - c.start) as f32;
+        let (run, src) = (&solved[c.start..=end], &source[c.start..=end]);
+        let kind = plant_kind(run, src, scale, height);
+        if kind == Plant::Free {
+            continue;
+        }
+        let count = run.len() as f32;
+        let plant = run.iter().sum::<Vec3>() / count;
+        let centre = src.iter().sum::<Vec3>() / count;
+        let anchor = |f: usize| match kind {
+            Plant::Following => plant + (source[f.clamp(c.start, end)] - centre) * scale,
+            _ => plant,
+        };
         let from = c.start.saturating_sub(blend);
         let to = (end + blend).min(frames - 1);
         for f in from..=to {
@@ -346,7 +428,8 @@ fn eased_goals(solved: &[Vec3], contacts: &[FootContact], blend: usize) -> Vec<O
             let w = x * x * (3.0 - 2.0 * x);
             if w > best[f] {
                 best[f] = w;
-                goal[f] = Some(solved[f].lerp(plant, w));
+                let held = solved[f].lerp(anchor(f), w);
+                goal[f] = Some(Vec3::new(held.x, solved[f].y, held.z));
             }
         }
     }
@@ -421,13 +504,25 @@ mod tests {
         let solved: Vec<Vec3> = (0..20)
             .map(|f| Vec3::new(f as f32 * 0.01, 0.0, 0.0))
             .collect();
-        let goals = eased_goals(&solved, &[FootContact { start: 5, end: 12 }], 2);
+        let still = vec![Vec3::new(0.3, 0.0, 0.0); 20];
+        let contact = [FootContact { start: 5, end: 12 }];
+        let goals = eased_goals(&solved, &still, (1.0, 1.7), &contact, 2);
         let plant = goals[5].unwrap();
         for g in &goals[5..=12] {
             assert_eq!(g.unwrap(), plant);
         }
         assert!((plant.x - 0.085).abs() < 1e-6);
+        assert_eq!(plant.y, 0.0);
         assert!(goals[2].is_none() && goals[15].is_none());
         assert!(goals[3].is_some() && goals[14].is_some());
+        // A source foot that slides as the solved one does: left alone.
+        let sliding: Vec<Vec3> = solved.iter().map(|p| *p * 2.0).collect();
+        let goals = eased_goals(&solved, &sliding, (0.5, 1.7), &contact, 2);
+        assert!(goals.iter().all(Option::is_none));
+        // One the source slides on purpose, but half as far: the goal slides as the source.
+        let half: Vec<Vec3> = solved.iter().map(|p| *p * 0.5).collect();
+        let goals = eased_goals(&solved, &half, (1.0, 0.5), &contact, 2);
+        let (a, b) = (goals[5].unwrap(), goals[12].unwrap());
+        assert!((b.x - a.x - 0.035).abs() < 1e-5, "{a} {b}");
     }
 }
