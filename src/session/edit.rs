@@ -77,6 +77,8 @@ pub enum Edit {
     /// Every target chain driven by the source chain its tags match best, names ignored
     /// (after tags were edited); pairs whose source stays are kept as they are.
     RemapChains,
+    /// Feet planting, IK, limits and mirroring (the Solve tab).
+    SetSolve(crate::core::retarget::SolveSettings),
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -90,6 +92,7 @@ pub struct EditState {
     /// made automatically holds them only here).
     pub source_chains: ChainSkeleton,
     pub target_chains: ChainSkeleton,
+    pub solve: crate::core::retarget::SolveSettings,
 }
 
 impl Session {
@@ -101,6 +104,7 @@ impl Session {
             export: self.export.clone(),
             source_chains: self.source.chains.clone(),
             target_chains: self.target.chains.clone(),
+            solve: self.solve,
         }
     }
 
@@ -112,6 +116,7 @@ impl Session {
         self.target.file = state.target;
         self.source.chains = state.source_chains;
         self.target.chains = state.target_chains;
+        self.solve = state.solve;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -222,6 +227,10 @@ impl Session {
             } => self.set_chain_source(*target_chain, *source_chain),
             Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
             Edit::RemapChains => Ok(self.remap_from_chains()),
+            Edit::SetSolve(settings) => {
+                self.solve = *settings;
+                Ok("Solve settings".to_owned())
+            }
         }
     }
 

@@ -10,12 +10,14 @@ mod export;
 mod missing;
 mod quality;
 mod side;
+mod solve;
 
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
 pub use missing::{MissingFile, missing_files};
 pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
+pub use solve::FootContacts;
 
 pub use side::{Side, SideRole};
 

@@ -42,6 +42,8 @@ pub struct SolveSettings {
     /// runtime's fast path) rather than FABRIK from the solved shape, which keeps the
     /// source's bend of every joint.
     pub ik_cache: bool,
+    /// Mirror the retargeted clip left to right on the target (`core::mirror`).
+    pub mirror: bool,
 }
 
 impl SolveSettings {
@@ -67,6 +69,7 @@ impl Default for SolveSettings {
             max_extension: 0.995,
             limits: true,
             ik_cache: false,
+            mirror: false,
         }
     }
 }
@@ -104,7 +107,15 @@ impl Retargeter {
     ) -> PlantReport {
         let mut report = PlantReport::default();
         let settings = &self.solve;
-        if !settings.plant_feet || self.same_rig || self.legs.is_empty() || poses.len() < 2 {
+        if !settings.plant_feet || self.legs.is_empty() || poses.len() < 2 {
+            return report;
+        }
+        if self.same_rig {
+            // One body: its clip comes back as it is; the contacts are still shown.
+            for (leg, track) in self.legs.iter().zip(tracks) {
+                let contacts = detect(track, times, self.source_height, &settings.contacts);
+                report.contacts.push((leg.foot(), contacts));
+            }
             return report;
         }
         let frames = poses.len();

@@ -1,0 +1,65 @@
+//! The session's clip-level solve (#12): feet planting and mirroring settings, and what the
+//! planting found on a clip (the editor draws its contacts as bars under the timeline).
+
+use super::{Session, SessionError};
+use crate::core::RetargetClipOptions;
+use crate::core::contacts::FootContact;
+
+/// One planted target foot and the source contacts that plant it (output frames).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FootContacts {
+    pub foot: String,
+    pub contacts: Vec<FootContact>,
+}
+
+impl Session {
+    /// The contacts the planting uses on clip `name`, per target foot, with the output's
+    /// frame rate; empty when planting is off or the rig has no legs to plant.
+    pub fn foot_contacts(&self, name: Option<&str>) -> Result<Vec<FootContacts>, SessionError> {
+        let clip = self.source_clip(name)?;
+        let mut r = self.retargeter()?;
+        let options = RetargetClipOptions {
+            fps: self.export.fps,
+        };
+        r.retarget_clip(
+            self.source.skeleton(),
+            clip,
+            self.target.skeleton(),
+            &options,
+        );
+        let names = self.target.skeleton().names();
+        Ok(r.last_plant()
+            .contacts
+            .iter()
+            .map(|(foot, contacts)| FootContacts {
+                foot: names[*foot].clone(),
+                contacts: contacts.clone(),
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::ImportOptions;
+    use crate::session::Session;
+    use std::path::Path;
+
+    #[test]
+    fn the_walk_plants_both_feet_in_turn() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut s = Session::automatic(
+            &root.join("bvh/02_01.bvh"),
+            &root.join("gltf/CesiumMan.glb"),
+            &ImportOptions::default(),
+        )
+        .unwrap();
+        let feet = s.foot_contacts(None).unwrap();
+        assert_eq!(feet.len(), 2);
+        for f in &feet {
+            assert!(f.contacts.len() >= 3, "{}: {:?}", f.foot, f.contacts);
+        }
+        s.solve.plant_feet = false;
+        assert!(s.foot_contacts(None).unwrap().is_empty());
+    }
+}
