@@ -129,12 +129,19 @@ pub struct SolveArgs {
     /// them on the source's contacts (no IK, no hip lowering; the project's setting otherwise).
     #[arg(long)]
     pub no_plant: bool,
+    /// Mirror the result left to right on the target (twins from labels, names and chains;
+    /// the plane from the rig's symmetry).
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 impl SolveArgs {
     pub fn apply(&self, session: &mut crate::session::Session) {
         if self.no_plant {
             session.solve.plant_feet = false;
+        }
+        if self.mirror {
+            session.solve.mirror = true;
         }
     }
 }

@@ -248,6 +248,7 @@ impl Session {
         }
         r.set_same_rig(self.same_rig());
         r.set_solve(self.solve);
+        r.set_mirror_twins(self.target.twins());
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }

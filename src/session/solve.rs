@@ -12,6 +12,14 @@ pub struct FootContacts {
     pub contacts: Vec<FootContact>,
 }
 
+impl super::Side {
+    /// Which joint mirrors which: this side's labels, then names, then chains.
+    pub fn twins(&self) -> Vec<usize> {
+        let labels: Vec<_> = self.labels.iter().map(|l| l.map(|l| l.bone)).collect();
+        crate::core::mirror::twins_of(self.skeleton(), Some(&labels), Some(&self.chains))
+    }
+}
+
 impl Session {
     /// The contacts the planting uses on clip `name`, per target foot, with the output's
     /// frame rate; empty when planting is off or the rig has no legs to plant.

@@ -80,3 +80,88 @@ fn a_raised_left_arm_mirrors_to_a_raised_right_arm() {
         "left hand at rest after mirroring"
     );
 }
+
+/// The retargeted clip mirrored on the target (#12): `retarget --mirror`'s path. Onto
+/// CesiumMan, the robot (its IK feet hung from the root) and the fox (twins from its chains,
+/// its names say no side): mirrored twice the clip comes back within 1e-5 of the height,
+/// and once, the left foot walks the right foot's path reflected across the plane.
+#[test]
+fn a_retargeted_clip_mirrors_on_the_target_and_back() {
+    use retarget_studio::core::mirror::Mirror;
+    use retarget_studio::io::ImportOptions;
+    use retarget_studio::session::Session;
+    let cases = [
+        ("bvh/02_01.bvh", "gltf/CesiumMan.glb", None),
+        ("bvh/02_01.bvh", "gltf/RobotExpressive.glb", None),
+        ("gltf/Fox.glb", "gltf/Fox.glb", Some("Walk")),
+    ];
+    for (src, tgt, clip) in cases {
+        let path = crate::common::asset_path;
+        let mut s = Session::automatic(&path(src), &path(tgt), &ImportOptions::default()).unwrap();
+        let plain = s.retarget_clip(clip, None).unwrap();
+        s.solve.mirror = true;
+        let mirrored = s.retarget_clip(clip, None).unwrap();
+        let t = s.target.skeleton();
+        let twins = s.target.twins();
+        let paired = (0..t.len()).filter(|&j| twins[j] != j).count();
+
+        assert!(paired >= 8, "{tgt}: {paired} joints have a twin");
+        let mut m = Mirror::new(
+            t,
+            &s.target.reference,
+            twins.clone(),
+            None,
+            &Default::default(),
+        );
+        let fps = plain.fps().unwrap_or(30.0);
+        let (mut a, mut b, mut back) = (Pose::rest(t), Pose::rest(t), Pose::rest(t));
+        let mut worst = 0.0f32;
+        let mut side_gap = 0.0f32;
+        let mut changed = 0.0f32;
+        let height = {
+            let w = Pose::bind(t).world_positions(t);
+            let ys = w.iter().map(|p| p.y);
+            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+        };
+        let frames = plain.frame_count();
+        for f in 0..frames {
+            let time = plain.start_secs() + f as f32 / fps;
+            a.copy_from(&Pose::rest(t));
+            b.copy_from(&Pose::rest(t));
+            plain.sample(time, &mut a);
+            mirrored.sample(time, &mut b);
+            // Mirroring the mirrored clip again gives the plain one back.
+            m.apply(&b, &mut back);
+            let (wa, wb) = (a.world_positions(t), back.world_positions(t));
+            for (p, q) in wa.iter().zip(&wb) {
+                worst = worst.max(p.distance(*q) / height);
+            }
+            // Each paired joint of the mirrored clip sits where its twin sat, reflected.
+            let wm = b.world_positions(t);
+            for (p, q) in wa.iter().zip(&wm) {
+                changed = changed.max(p.distance(*q) / height);
+            }
+            let n = m.axis();
+            let reflect = |v: Vec3| v - n * (2.0 * v.dot(n));
+            for j in 0..t.len() {
+                if twins[j] != j {
+                    let gap = wm[j].distance(reflect(wa[twins[j]])) / height;
+                    side_gap = side_gap.max(gap);
+                }
+            }
+        }
+        println!("{tgt}: twice {worst:.1e}, twin gap {side_gap:.3} of the height");
+        assert!(
+            worst < 1e-5,
+            "{tgt}: mirrored twice is {worst:e} of the height off"
+        );
+        assert!(
+            changed > 0.05,
+            "{tgt}: the mirror moved nothing ({changed:.3})"
+        );
+        assert!(
+            side_gap < 0.05,
+            "{tgt}: a twin is {side_gap:.3} of the height off its mirror image"
+        );
+    }
+}

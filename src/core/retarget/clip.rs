@@ -62,6 +62,9 @@ impl Retargeter {
             poses.push(target_pose.clone());
         }
         self.last_plant = self.plant(target, &mut poses, &times, &feet);
+        if self.solve.mirror {
+            self.mirror_poses(target, &mut poses);
+        }
         let mut rotations = vec![Vec::with_capacity(frames); n];
         let mut translations = vec![Vec::with_capacity(frames); n];
         for pose in &poses {
@@ -92,6 +95,29 @@ impl Retargeter {
             })
             .collect();
         Clip::new(clip.name.clone(), tracks, Some(fps))
+    }
+}
+
+impl Retargeter {
+    /// Mirrors every solved pose on the target, after planting (as the crowd paper does:
+    /// on the target skeleton, after retargeting).
+    fn mirror_poses(&self, target: &Skeleton, poses: &mut [Pose]) {
+        let reference = crate::core::ReferencePose {
+            locals: self.target_reference.clone(),
+            container: glam::Mat4::from(self.target_container),
+        };
+        let mut mirror = crate::core::mirror::Mirror::new(
+            target,
+            &reference,
+            self.mirror_twins.clone(),
+            self.roots.first().map(|r| r.pelvis()),
+            &self.solve.mirror_plane,
+        );
+        let mut out = Pose::rest(target);
+        for pose in poses {
+            mirror.apply(pose, &mut out);
+            pose.copy_from(&out);
+        }
     }
 }
 

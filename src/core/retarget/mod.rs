@@ -76,6 +76,8 @@ pub struct Retargeter {
     solve: plant::SolveSettings,
     /// What the last `retarget_clip` planted.
     last_plant: plant::PlantReport,
+    /// Each target joint's twin, for mirroring (labels and names; the session adds chains).
+    mirror_twins: Vec<usize>,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
@@ -186,6 +188,7 @@ impl Retargeter {
             legs: legs_ik::legs(map, target, &tgt_ref),
             solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
+            mirror_twins: crate::core::mirror::twins_of(target, None, None),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
@@ -201,6 +204,13 @@ impl Retargeter {
 
     pub fn solve_settings(&self) -> &plant::SolveSettings {
         &self.solve
+    }
+
+    /// Which target joint mirrors which (`core::mirror::twins_of`).
+    pub fn set_mirror_twins(&mut self, twins: Vec<usize>) {
+        if twins.len() == self.target_parents.len() {
+            self.mirror_twins = twins;
+        }
     }
 
     /// The contacts and hip drop of the last `retarget_clip`.

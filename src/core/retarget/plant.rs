@@ -44,6 +44,8 @@ pub struct SolveSettings {
     pub ik_cache: bool,
     /// Mirror the retargeted clip left to right on the target (`core::mirror`).
     pub mirror: bool,
+    /// The mirror's plane and the hips' rules.
+    pub mirror_plane: crate::core::mirror::MirrorSettings,
 }
 
 impl SolveSettings {
@@ -70,6 +72,7 @@ impl Default for SolveSettings {
             limits: true,
             ik_cache: false,
             mirror: false,
+            mirror_plane: Default::default(),
         }
     }
 }
