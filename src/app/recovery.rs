@@ -128,6 +128,7 @@ mod tests {
             map: Vec::new(),
             export: Default::default(),
             solve: Default::default(),
+            reach: Vec::new(),
         }
     }
 

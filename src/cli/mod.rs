@@ -123,7 +123,7 @@ impl SideArgs {
 }
 
 /// How clips are solved after the frame-by-frame retarget (#12).
-#[derive(clap::Args, Debug, Clone, Copy)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Leave the target's feet where the frame-by-frame retarget puts them, without planting
     /// them on the source's contacts (no IK, no hip lowering; the project's setting otherwise).
@@ -133,6 +133,10 @@ pub struct SolveArgs {
     /// the plane from the rig's symmetry).
     #[arg(long)]
     pub mirror: bool,
+    /// Solve the target chain ending at this joint so it reaches its source's end, scaled
+    /// (absolute mode; repeat for more chains), e.g. `--reach LeftHand`.
+    #[arg(long, value_name = "JOINT")]
+    pub reach: Vec<String>,
 }
 
 impl SolveArgs {
@@ -142,6 +146,11 @@ impl SolveArgs {
         }
         if self.mirror {
             session.solve.mirror = true;
+        }
+        for joint in &self.reach {
+            if !session.reach.contains(joint) {
+                session.reach.push(joint.clone());
+            }
         }
     }
 }

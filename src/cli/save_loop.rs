@@ -38,6 +38,7 @@ pub fn version(tag: char, pairs: usize) -> ProjectFile {
             .collect(),
         export: Default::default(),
         solve: Default::default(),
+        reach: Vec::new(),
     }
 }
 

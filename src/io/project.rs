@@ -123,6 +123,9 @@ pub struct ProjectFile {
     /// How clips are solved: feet planting, IK, limits (#12).
     #[serde(default)]
     pub solve: crate::core::retarget::SolveSettings,
+    /// Target chains solved to reach their source's end (absolute mode), by end joint name.
+    #[serde(default)]
+    pub reach: Vec<String>,
 }
 
 impl ProjectFile {
@@ -274,6 +277,7 @@ mod tests {
             }],
             export: ExportSettings { fps: Some(30.0) },
             solve: Default::default(),
+            reach: Vec::new(),
         }
     }
 

@@ -79,6 +79,11 @@ pub enum Edit {
     RemapChains,
     /// Feet planting, IK, limits and mirroring (the Solve tab).
     SetSolve(crate::core::retarget::SolveSettings),
+    /// Solve the chain ending at `joint` (target) to reach its source's end, or not.
+    SetReach {
+        joint: String,
+        on: bool,
+    },
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -93,6 +98,7 @@ pub struct EditState {
     pub source_chains: ChainSkeleton,
     pub target_chains: ChainSkeleton,
     pub solve: crate::core::retarget::SolveSettings,
+    pub reach: Vec<String>,
 }
 
 impl Session {
@@ -105,6 +111,7 @@ impl Session {
             source_chains: self.source.chains.clone(),
             target_chains: self.target.chains.clone(),
             solve: self.solve,
+            reach: self.reach.clone(),
         }
     }
 
@@ -117,6 +124,7 @@ impl Session {
         self.source.chains = state.source_chains;
         self.target.chains = state.target_chains;
         self.solve = state.solve;
+        self.reach = state.reach;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -230,6 +238,13 @@ impl Session {
             Edit::SetSolve(settings) => {
                 self.solve = *settings;
                 Ok("Solve settings".to_owned())
+            }
+            Edit::SetReach { joint, on } => {
+                self.reach.retain(|j| j != joint);
+                if *on {
+                    self.reach.push(joint.clone());
+                }
+                Ok(format!("Reach {} {joint}", if *on { "on" } else { "off" }))
             }
         }
     }

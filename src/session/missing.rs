@@ -85,6 +85,7 @@ mod tests {
             map: Vec::new(),
             export: Default::default(),
             solve: Default::default(),
+            reach: Vec::new(),
         };
         let missing = missing_files(&project);
         assert_eq!(missing.len(), 2);

@@ -91,6 +91,8 @@ pub struct Session {
     pub export: ExportSettings,
     /// Feet planting, IK and limits (#12), saved in the project.
     pub solve: crate::core::retarget::SolveSettings,
+    /// Target chains in absolute mode, by end joint name (`Session::reach_chains`).
+    pub reach: Vec<String>,
 }
 
 impl Session {
@@ -109,6 +111,7 @@ impl Session {
             map: BoneMap::default(),
             export: ExportSettings::default(),
             solve: Default::default(),
+            reach: Vec::new(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -249,6 +252,7 @@ impl Session {
         r.set_same_rig(self.same_rig());
         r.set_solve(self.solve);
         r.set_mirror_twins(self.target.twins());
+        r.set_reach(self.reach_chains(map));
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }
@@ -392,6 +396,7 @@ impl Session {
             map: self.map_pairs(),
             export: self.export.clone(),
             solve: self.solve,
+            reach: self.reach.clone(),
         }
     }
 
@@ -437,6 +442,7 @@ impl Session {
             map: BoneMap::new(pairs),
             export: project.export,
             solve: project.solve,
+            reach: project.reach,
         };
         session.refresh_legs();
         Ok(session)

@@ -21,6 +21,26 @@ impl super::Side {
 }
 
 impl Session {
+    /// The reach chains of `reach`, under `map`: each named joint's chain from its top down
+    /// to it, reaching for the source joint mapped onto it. Names that are not a mapped
+    /// joint of a chain are left out.
+    pub fn reach_chains(
+        &self,
+        map: &crate::core::BoneMap,
+    ) -> Vec<crate::core::retarget::ReachChain> {
+        let t = self.target.skeleton();
+        self.reach
+            .iter()
+            .filter_map(|name| {
+                let end = t.find(name)?;
+                let chain = &self.target.chains.chains[self.target.chains.chain_of(end)?];
+                let joints = crate::core::retarget::path_between(t.parents(), chain.start(), end)?;
+                let source_end = map.for_target(end)?.source;
+                Some(crate::core::retarget::ReachChain { joints, source_end })
+            })
+            .collect()
+    }
+
     /// The contacts the planting uses on clip `name`, per target foot, with the output's
     /// frame rate; empty when planting is off or the rig has no legs to plant.
     pub fn foot_contacts(&self, name: Option<&str>) -> Result<Vec<FootContacts>, SessionError> {

@@ -145,3 +145,93 @@ fn knees_bend_the_way_the_solved_motion_bends_them() {
         );
     }
 }
+
+/// Reach (#12): the left arm in absolute mode puts its hand where the source's hand is,
+/// from the hip point and scaled by the heights, on every frame; the other hand is free.
+#[test]
+fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
+    use retarget_studio::core::ReferencePose;
+    let (walk, vrm) = (
+        asset_path("bvh/02_01.bvh"),
+        asset_path("vrm/cryptovoxels.vrm"),
+    );
+    let mut s = session(&walk, &vrm, false);
+    let bone = |b: HumanBone| {
+        s.map
+            .pairs()
+            .iter()
+            .find(|p| p.bone == Some(b))
+            .unwrap()
+            .clone()
+    };
+    let (hand, other) = (bone(HumanBone::LeftHand), bone(HumanBone::RightHand));
+    let hips = |j: [usize; 2], w: &[Vec3]| (w[j[0]] + w[j[1]]) * 0.5;
+    let legs = |side: fn(&retarget_studio::core::BonePair) -> usize| {
+        [HumanBone::LeftUpperLeg, HumanBone::RightUpperLeg].map(|b| side(&bone(b)))
+    };
+    let (src_legs, tgt_legs) = (legs(|p| p.source), legs(|p| p.target));
+    let name = s.target.skeleton().names()[hand.target].clone();
+    let height = |sk: &retarget_studio::core::Skeleton, r: &ReferencePose| {
+        let w = r.world_matrices(sk);
+        let ys = w.iter().map(|m| m.w_axis.y);
+        ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+    };
+    let scale = height(s.target.skeleton(), &s.target.reference)
+        / height(s.source.skeleton(), &s.source.reference);
+    let gaps = |s: &Session| {
+        let out = s.retarget_clip(None, None).unwrap();
+        let src = s.source_clip(None).unwrap();
+        let (ss, ts) = (s.source.skeleton(), s.target.skeleton());
+        let fps = out.fps().unwrap_or(30.0);
+        let (mut worst, mut worst_other) = (0.0f32, 0.0f32);
+        for f in 0..out.frame_count() {
+            let t = out.start_secs() + f as f32 / fps;
+            let (mut a, mut b) = (Pose::rest(ss), Pose::rest(ts));
+            src.sample(src.start_secs() + f as f32 / fps, &mut a);
+            out.sample(t, &mut b);
+            let wa = ReferencePose {
+                locals: a,
+                container: s.source.reference.container,
+            }
+            .world_matrices(ss)
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect::<Vec<_>>();
+            let wb = ReferencePose {
+                locals: b,
+                container: s.target.reference.container,
+            }
+            .world_matrices(ts)
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect::<Vec<_>>();
+            let (ha, hb) = (hips(src_legs, &wa), hips(tgt_legs, &wb));
+            let want = |p: &retarget_studio::core::BonePair| hb + (wa[p.source] - ha) * scale;
+            worst = worst.max(wb[hand.target].distance(want(&hand)));
+            worst_other = worst_other.max(wb[other.target].distance(want(&other)));
+        }
+        (worst, worst_other)
+    };
+    let (free, other_before) = gaps(&s);
+    s.reach.push(name.clone());
+    let (reached, other_free) = gaps(&s);
+    let h = height(s.target.skeleton(), &s.target.reference);
+    println!(
+        "reach {name}: {:.4} of the height (free: {:.4})",
+        reached / h,
+        free / h
+    );
+    assert!(
+        reached < 0.01 * h,
+        "{name}: {:.3} of the height from its goal",
+        reached / h
+    );
+    assert!(
+        free > 5.0 * reached,
+        "without reach the hand goes its own way ({free} vs {reached})"
+    );
+    assert!(
+        (other_free - other_before).abs() < 1e-4 * h,
+        "the other hand is left alone"
+    );
+}

@@ -50,18 +50,21 @@ impl Retargeter {
         let mut poses = Vec::with_capacity(frames);
         let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
         let source_container = glam::Mat4::from(self.source_container);
         for &t in &times {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
-            if !self.legs.is_empty() {
+            if !self.legs.is_empty() || !self.reach.is_empty() {
                 source_pose.world_matrices_under(source, source_container, &mut source_world);
                 self.push_source_feet(&source_world, &mut feet);
+                self.push_reach_sources(&source_world, &mut reached);
             }
             poses.push(target_pose.clone());
         }
         self.last_plant = self.plant(target, &mut poses, &times, &feet);
+        self.reach_poses(target, &mut poses, &reached);
         if self.solve.mirror {
             self.mirror_poses(target, &mut poses);
         }

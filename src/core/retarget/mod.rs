@@ -9,10 +9,12 @@ mod feet;
 mod legs_ik;
 mod plan;
 mod plant;
+mod reach;
 pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
 pub use plant::{PlantReport, SolveSettings};
+pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
 
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
@@ -78,6 +80,8 @@ pub struct Retargeter {
     last_plant: plant::PlantReport,
     /// Each target joint's twin, for mirroring (labels and names; the session adds chains).
     mirror_twins: Vec<usize>,
+    /// Chains solved in absolute mode (`reach`).
+    reach: Vec<reach::ReachChain>,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
@@ -189,6 +193,7 @@ impl Retargeter {
             solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
             mirror_twins: crate::core::mirror::twins_of(target, None, None),
+            reach: Vec::new(),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),

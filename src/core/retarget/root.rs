@@ -281,6 +281,20 @@ impl RootSolve {
         self.source_ref_hip.z = z;
     }
 
+    /// The source's hip point in a frame's world matrices.
+    pub fn source_hip_in(&self, world: &[Mat4]) -> Vec3 {
+        self.source_chains
+            .iter()
+            .filter_map(|c| c.last().map(|&j| world[j].w_axis.truncate()))
+            .sum::<Vec3>()
+            / self.source_chains.len().max(1) as f32
+    }
+
+    /// The target's hip point in a frame's world matrices (carried by the pelvis).
+    pub fn target_hip_in(&self, world: &[Mat4]) -> Vec3 {
+        world[self.target].transform_point3(self.target_hip_offset)
+    }
+
     /// The pelvis joint this solve moves.
     pub fn pelvis(&self) -> usize {
         self.target
