@@ -80,8 +80,26 @@ pub fn contact_bars_ui(
             });
         }
         name_ui(ui, &foot.foot, lane);
+        marker_ui(ui, rail, lane, playback, clip);
+    }
+    if !bars.feet.is_empty() {
+        ui.add_space(2.0);
     }
     drawn
+}
+
+/// The current time's line across a row, continuing the strip's marker.
+fn marker_ui(
+    ui: &egui::Ui,
+    rail: egui::Rangef,
+    lane: egui::Rect,
+    playback: &Playback,
+    clip: &ClipInfo,
+) {
+    let t = (playback.time_secs / clip.duration_secs.max(1e-6)).clamp(0.0, 1.0);
+    let x = rail.min + t * rail.span();
+    let stroke = egui::Stroke::new(2.0, ui.visuals().strong_text_color());
+    ui.painter().vline(x, lane.y_range().expand(1.0), stroke);
 }
 
 /// One contact's bar: clickable, named for screen readers and tests.

@@ -4,9 +4,8 @@
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use retarget_studio::app::Launch;
 use retarget_studio::app::panels::Tab;
-use retarget_studio::app::studio::{Prefs, StudioApp};
+use retarget_studio::app::studio::StudioApp;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::path::{Path, PathBuf};
@@ -29,19 +28,7 @@ fn walk_project(dir: &Path) -> PathBuf {
 
 /// The editor on `project` with `tab` shown, paused, its background work done.
 fn harness(project: PathBuf, tab: Tab) -> H {
-    let prefs = Prefs {
-        tab,
-        ..Prefs::default()
-    };
-    let launch = Launch {
-        project: Some(project),
-        ..Launch::default()
-    };
-    let mut app = StudioApp::with_launch(launch, prefs);
-    app.playback.playing = false;
-    assert!(app.error.is_none(), "{:?}", app.error);
-    let mut h = Harness::new_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
-    h.set_size(egui::vec2(1500.0, 900.0));
+    let mut h = crate::common::editor::editor_on(project, tab);
     settle(&mut h);
     h
 }
@@ -77,7 +64,10 @@ fn the_solve_tab_turns_planting_off_and_undo_brings_it_back() {
     settle(&mut h);
     assert!(h.state().bars.is_empty(), "no planting, no contacts");
     let free = h.state().quality_report().unwrap().frame_badness.clone();
-    assert_ne!(planted, free, "the quality strip follows the solve settings");
+    assert_ne!(
+        planted, free,
+        "the quality strip follows the solve settings"
+    );
 
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     settle(&mut h);
