@@ -59,12 +59,13 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         Some("bone-map") => Some(Tab::BoneMap),
         Some("skeleton") => Some(Tab::Skeleton),
         Some("pose") => Some(Tab::Pose),
+        Some("solve") => Some(Tab::Solve),
         Some("export") => Some(Tab::Export),
         Some("history") => Some(Tab::History),
         Some("quality") => Some(Tab::Quality),
         Some(other) => {
             anyhow::bail!(
-                "unknown tab '{other}' (bone-map, skeleton, pose, export, history, quality)"
+                "unknown tab '{other}' (bone-map, skeleton, pose, solve, export, history, quality)"
             )
         }
     };

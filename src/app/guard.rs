@@ -12,17 +12,19 @@ pub enum Job {
     Edit,
     Export,
     Quality,
+    Contacts,
     Save,
 }
 
 impl Job {
-    fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Job::Load => "Loading",
             Job::Retarget => "The live retarget",
             Job::Edit => "The change",
             Job::Export => "The export",
             Job::Quality => "The quality report",
+            Job::Contacts => "The contact bars",
             Job::Save => "Saving",
         }
     }

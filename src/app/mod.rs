@@ -5,11 +5,13 @@
 pub mod autosave;
 mod character_view;
 pub mod command;
+pub mod contact_bars;
 pub mod document;
 pub mod errors;
 mod export_task;
 mod floor;
 pub mod guard;
+pub mod keyed_task;
 mod live;
 pub mod locate;
 pub mod panels;

@@ -61,7 +61,8 @@ pub struct ScreenshotArgs {
     /// Window size in points, as WxH.
     #[arg(long, value_parser = parse_size)]
     pub size: Option<[f32; 2]>,
-    /// The tool tab to show: bone-map, skeleton, pose, export, history or quality.
+    /// The tool tab to show: bone-map, skeleton, pose, solve, export, history or
+    /// quality.
     #[arg(long)]
     pub tab: Option<String>,
     /// Both cameras look from the front or the side (the keys 1 and 3 in the editor).

@@ -32,5 +32,6 @@ mod textures;
 mod ui;
 mod ui_safety;
 mod ui_skeleton;
+mod ui_solve;
 mod ui_tools;
 mod ui_views;

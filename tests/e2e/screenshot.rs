@@ -241,12 +241,10 @@ fn floor_colored(p: [u8; 4]) -> bool {
     (35..=110).contains(&g) && g >= r + 6 && (g - b).abs() <= 12 && r >= 25
 }
 
-#[test]
-fn screenshot_from_the_side_shows_the_floor_under_the_feet() {
-    // CMU's walk onto CesiumMan, mid-clip, both cameras looking along -X.
-    let dir = tempfile::tempdir().unwrap();
+/// A project of CMU's walk onto CesiumMan in `dir`, with no map.
+fn walk_project(dir: &Path) -> std::path::PathBuf {
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-    let project = dir.path().join("walk.ron");
+    let project = dir.join("walk.ron");
     std::fs::write(
         &project,
         format!(
@@ -256,6 +254,41 @@ fn screenshot_from_the_side_shows_the_floor_under_the_feet() {
         ),
     )
     .unwrap();
+    project
+}
+
+#[test]
+fn screenshot_of_the_solve_tab_shows_the_contact_bars() {
+    // Mapped by `map`, as a user would (a project with no map plants no feet).
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("walk_mapped.ron");
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mapped = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .arg("map")
+        .arg("--source")
+        .arg(assets.join("bvh/02_01.bvh"))
+        .arg("--target")
+        .arg(assets.join("gltf/CesiumMan.glb"))
+        .arg("--out")
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(mapped.status.success(), "{mapped:?}");
+    let args = ["--tab", "solve", "--view", "side"];
+    let img = screenshot_with(Some(&project), &args, "tab_solve.png");
+    let (w, h) = img.dimensions();
+    // The bars' blue, in the bottom rows under the quality strip: two feet, several
+    // contacts each, over much of the clip.
+    let bar_blue = |p: [u8; 4]| p[0] < 100 && (110..150).contains(&p[1]) && p[2] > 190;
+    let blue = count(&img, 0, w, h * 9 / 10, h, bar_blue);
+    assert!(blue > 2000, "contact bars: {blue} pixels");
+}
+
+#[test]
+fn screenshot_from_the_side_shows_the_floor_under_the_feet() {
+    // CMU's walk onto CesiumMan, mid-clip, both cameras looking along -X.
+    let dir = tempfile::tempdir().unwrap();
+    let project = walk_project(dir.path());
     let args = ["--frame", "170", "--view", "side"];
     let img = screenshot_with(Some(&project), &args, "walk_side.png");
     let (w, h) = img.dimensions();

@@ -6,10 +6,9 @@
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use retarget_studio::app::Launch;
 use retarget_studio::app::panels::Tab;
 use retarget_studio::app::panels::skeleton::joints_text;
-use retarget_studio::app::studio::{Prefs, StudioApp};
+use retarget_studio::app::studio::StudioApp;
 use retarget_studio::core::chains::Depth;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::{Session, SideRole};
@@ -24,21 +23,7 @@ fn fox_harness(dir: &std::path::Path) -> Harness<'static, StudioApp> {
         .to_project()
         .save(&project)
         .unwrap();
-    let prefs = Prefs {
-        tab: Tab::Skeleton,
-        ..Prefs::default()
-    };
-    let launch = Launch {
-        project: Some(project),
-        ..Launch::default()
-    };
-    let mut app = StudioApp::with_launch(launch, prefs);
-    app.playback.playing = false;
-    assert!(app.error.is_none(), "{:?}", app.error);
-    let mut h = Harness::new_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
-    h.set_size(egui::vec2(1500.0, 900.0));
-    h.run_steps(2);
-    h
+    crate::common::editor::editor_on(project, Tab::Skeleton)
 }
 
 fn session<'a>(h: &'a Harness<'static, StudioApp>) -> &'a Session {

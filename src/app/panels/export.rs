@@ -59,6 +59,7 @@ pub fn export_ui(
     let clips = session.source.clips();
     clips_and_rate_ui(ui, form, clip, clips.len());
     keys_and_root_ui(ui, form);
+    mirror_ui(ui, session, commands);
     ui.separator();
     output_ui(ui, session, form);
     if ui.button("Export clips").clicked() {
@@ -160,6 +161,17 @@ fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
             ui.radio_value(&mut form.root_motion, Some(mode), name);
         }
     });
+}
+
+/// The solve's mirror flag, shared with the Solve tab: an undoable edit of the project, so
+/// the export writes what the editor shows.
+fn mirror_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
+    let mut solve = session.solve;
+    ui.checkbox(&mut solve.mirror, "Mirror left to right")
+        .on_hover_text("Export the clip mirrored on the target (the Solve tab's Mirror)");
+    if solve != session.solve {
+        commands.push(Command::Edit(crate::session::Edit::SetSolve(solve)));
+    }
 }
 
 /// The output path, defaulting to `<target>_retargeted.<ext>` in the temp folder.

@@ -7,6 +7,7 @@ mod export;
 mod pose;
 pub mod quality;
 pub mod skeleton;
+mod solve;
 
 pub use export::ExportRequest;
 
@@ -25,6 +26,7 @@ pub enum Tab {
     Export,
     History,
     Quality,
+    Solve,
 }
 
 /// UI-only state of the panels (filters, which side the pose tools edit, export form).
@@ -69,6 +71,7 @@ pub fn tools_ui(
         ui.selectable_value(tab, Tab::BoneMap, "Bone map");
         ui.selectable_value(tab, Tab::Skeleton, "Skeleton");
         ui.selectable_value(tab, Tab::Pose, "Pose");
+        ui.selectable_value(tab, Tab::Solve, "Solve");
         ui.selectable_value(tab, Tab::Export, "Export");
         ui.selectable_value(tab, Tab::History, "History");
         ui.selectable_value(tab, Tab::Quality, "Quality");
@@ -82,6 +85,7 @@ pub fn tools_ui(
         Tab::BoneMap => bone_map::bone_map_ui(ui, session, tools.selected, state, commands),
         Tab::Skeleton => skeleton::skeleton_ui(ui, session, state, commands),
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
+        Tab::Solve => solve::solve_ui(ui, session, commands),
         Tab::Export => {
             export::export_ui(ui, session, tools.clip, &mut state.export, commands);
             export::progress_ui(ui, tools.export_progress, commands);

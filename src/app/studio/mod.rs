@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod actions;
+mod contacts;
 mod input;
 mod prompts;
 mod quality;
@@ -97,6 +98,10 @@ pub struct StudioApp {
     quality: super::quality_task::QualityState,
     /// The quality strip under the timeline as last drawn (tests read it).
     pub strip: Option<super::quality_strip::Strip>,
+    /// The planted feet's contacts of the current clip, found in the background.
+    contacts: contacts::ContactsTask,
+    /// The contact bars as last drawn (tests read them).
+    pub bars: Vec<super::contact_bars::DrawnBar>,
     /// Writes the unsaved document to a recovery file now and then; `None` in tests and
     /// screenshots unless they ask for it.
     autosave: Option<Autosave>,
@@ -156,8 +161,10 @@ impl StudioApp {
             allow_close: false,
             shown_title: String::new(),
             notes_open: None,
-            quality: Default::default(),
+            quality: super::quality_task::QualityState::quality(),
             strip: None,
+            contacts: contacts::contacts_task(),
+            bars: Vec::new(),
             recoveries: launch
                 .recovery
                 .as_ref()
@@ -266,6 +273,8 @@ impl StudioApp {
         self.live_failed = None;
         self.quality.clear();
         self.strip = None;
+        self.contacts.clear();
+        self.bars.clear();
         self.selected = None;
         self.playback.time_secs = 0.0;
         for v in &mut self.views {
@@ -392,6 +401,7 @@ impl StudioApp {
         self.poll_export(&ctx);
         self.update_characters();
         self.update_quality(&ctx);
+        self.update_contacts(&ctx);
         self.autosave_now(&ctx);
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
@@ -458,6 +468,7 @@ impl StudioApp {
                     self.commands.push(Command::SelectClip(name));
                 }
                 self.quality_strip_ui(ui, timeline.rail);
+                self.contact_bars_ui(ui, timeline.rail);
             }
             None => {
                 ui.label("No clip: load a source with animation.");

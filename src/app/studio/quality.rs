@@ -23,14 +23,14 @@ impl StudioApp {
             return;
         };
         let inject = self.inject_panic == Some(crate::app::guard::Job::Quality);
-        if self.quality.request(session, key, ctx, inject) && inject {
+        if self.quality.request_for(session, key, ctx, inject) && inject {
             self.inject_panic = None;
         }
         if self.screenshot.is_some() {
             self.quality.wait();
             // The report may have been for an older key; ask again, and wait again.
             if let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) {
-                self.quality.request(session, key, ctx, false);
+                self.quality.request_for(session, key, ctx, false);
                 self.quality.wait();
             }
         }

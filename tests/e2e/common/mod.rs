@@ -35,6 +35,7 @@ pub const GLTF_ASSETS: &[&str] = &[
 ];
 
 pub mod creature_set;
+pub mod editor;
 pub mod file_variants;
 pub mod matrix_export;
 pub mod renames;

@@ -1,0 +1,170 @@
+//! The contact bars under the quality strip: one row per planted target foot, a bar for
+//! each source contact that plants it, placed where its frames sit on the scrubber's rail
+//! (so they line up with the strip and the handle). A click on a bar goes to its start.
+//! The contacts are found in the background (`keyed_task`) on every edit; the Solve tab's
+//! thresholds widen or narrow them.
+
+use super::timeline::{ClipInfo, Playback};
+use crate::core::contacts::FootContact;
+use crate::session::FootContacts;
+use eframe::egui;
+
+/// Height of one foot's row in points.
+const ROW_HEIGHT: f32 = 14.0;
+
+/// The planted feet of a clip and how many output frames their contacts count in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContactBars {
+    pub frames: usize,
+    pub feet: Vec<FootContacts>,
+}
+
+/// One bar as last drawn: its foot, contact and rectangle on screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawnBar {
+    pub foot: String,
+    pub contact: FootContact,
+    pub rect: egui::Rect,
+}
+
+/// The x span of frames `start..=end` of `frames` along `rail`: frame k sits at
+/// k/(frames-1) of the clip, and a bar runs half a frame either side of its ends, as the
+/// quality strip's slices do.
+pub fn bar_span(contact: &FootContact, frames: usize, rail: egui::Rangef) -> egui::Rangef {
+    let at = |k: f32| {
+        let t = if frames > 1 {
+            k / (frames - 1) as f32
+        } else {
+            0.5
+        };
+        rail.min + t.clamp(0.0, 1.0) * rail.span()
+    };
+    egui::Rangef::new(at(contact.start as f32 - 0.5), at(contact.end as f32 + 0.5))
+}
+
+/// The seconds from the clip's start of output frame `frame` of `frames`.
+fn frame_time(frame: usize, frames: usize, clip: &ClipInfo) -> f32 {
+    let t = frame as f32 / (frames.max(2) - 1) as f32;
+    t.clamp(0.0, 1.0) * clip.duration_secs
+}
+
+/// Draws one row per foot of `bars` under a rail spanning `rail` (x, in points); a click on
+/// a bar moves the time to its start (and pauses). Returns the bars drawn.
+pub fn contact_bars_ui(
+    ui: &mut egui::Ui,
+    rail: egui::Rangef,
+    bars: &ContactBars,
+    playback: &mut Playback,
+    clip: &ClipInfo,
+) -> Vec<DrawnBar> {
+    let mut drawn = Vec::new();
+    for foot in &bars.feet {
+        let (row, _) = ui.allocate_exact_size(
+            egui::vec2(ui.available_width(), ROW_HEIGHT),
+            egui::Sense::hover(),
+        );
+        let lane = egui::Rect::from_x_y_ranges(rail, row.y_range().shrink(1.0));
+        ui.painter()
+            .rect_filled(lane, 2.0, ui.visuals().extreme_bg_color);
+        for (i, contact) in foot.contacts.iter().enumerate() {
+            let rect =
+                egui::Rect::from_x_y_ranges(bar_span(contact, bars.frames, rail), lane.y_range());
+            if bar_ui(ui, &foot.foot, i, contact, rect).clicked() {
+                playback.time_secs = frame_time(contact.start, bars.frames, clip);
+                playback.playing = false;
+            }
+            drawn.push(DrawnBar {
+                foot: foot.foot.clone(),
+                contact: *contact,
+                rect,
+            });
+        }
+        name_ui(ui, &foot.foot, lane);
+        marker_ui(ui, rail, lane, playback, clip);
+    }
+    if !bars.feet.is_empty() {
+        ui.add_space(2.0);
+    }
+    drawn
+}
+
+/// The current time's line across a row, continuing the strip's marker.
+fn marker_ui(
+    ui: &egui::Ui,
+    rail: egui::Rangef,
+    lane: egui::Rect,
+    playback: &Playback,
+    clip: &ClipInfo,
+) {
+    let t = (playback.time_secs / clip.duration_secs.max(1e-6)).clamp(0.0, 1.0);
+    let x = rail.min + t * rail.span();
+    let stroke = egui::Stroke::new(2.0, ui.visuals().strong_text_color());
+    ui.painter().vline(x, lane.y_range().expand(1.0), stroke);
+}
+
+/// One contact's bar: clickable, named for screen readers and tests.
+fn bar_ui(
+    ui: &mut egui::Ui,
+    foot: &str,
+    index: usize,
+    contact: &FootContact,
+    rect: egui::Rect,
+) -> egui::Response {
+    let id = ui.scope_id().with(("contact bar", foot, index));
+    let response = ui.interact(rect, id, egui::Sense::click());
+    let label = format!("{foot} contact {}", index + 1);
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
+    let color = if response.hovered() {
+        egui::Color32::from_rgb(110, 170, 240)
+    } else {
+        egui::Color32::from_rgb(70, 130, 210)
+    };
+    ui.painter().rect_filled(rect, 2.0, color);
+    response.on_hover_text(format!(
+        "{foot} planted, frames {}–{}: click to go to its start. The Solve tab's contact \
+         thresholds widen or narrow the contacts.",
+        contact.start, contact.end
+    ))
+}
+
+/// The foot's name at the row's left, on a plate so it reads over the bars.
+fn name_ui(ui: &egui::Ui, name: &str, lane: egui::Rect) {
+    let painter = ui.painter();
+    let galley = painter.layout_no_wrap(
+        name.to_owned(),
+        egui::FontId::proportional(11.0),
+        ui.visuals().strong_text_color(),
+    );
+    let at = lane.left_center() + egui::vec2(3.0, -galley.size().y / 2.0);
+    let plate = egui::Rect::from_min_size(at, galley.size()).expand(1.5);
+    painter.rect_filled(plate, 2.0, ui.visuals().panel_fill.gamma_multiply(0.85));
+    painter.galley(at, galley, egui::Color32::PLACEHOLDER);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_sit_on_their_frames_as_the_strip_does() {
+        let rail = egui::Rangef::new(100.0, 500.0);
+        // 5 frames: frame k is at 100 + k * 100.
+        let whole = bar_span(&FootContact { start: 0, end: 4 }, 5, rail);
+        assert_eq!((whole.min, whole.max), (100.0, 500.0));
+        let middle = bar_span(&FootContact { start: 1, end: 2 }, 5, rail);
+        assert!((middle.min - 150.0).abs() < 1e-4 && (middle.max - 350.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_bar_starts_at_its_first_frame_s_time() {
+        let clip = ClipInfo {
+            name: "walk".into(),
+            duration_secs: 2.0,
+            fps: 30.0,
+            all_names: vec![],
+        };
+        assert_eq!(frame_time(0, 61, &clip), 0.0);
+        assert!((frame_time(30, 61, &clip) - 1.0).abs() < 1e-6);
+        assert_eq!(frame_time(99, 61, &clip), 2.0);
+    }
+}

@@ -1,0 +1,155 @@
+//! The Solve tab: how the clip-level solve plants feet, keeps them above the floor, lowers
+//! the hips, limits joints and mirrors the clip. The panel edits a copy of the settings and
+//! pushes one `Edit::SetSolve` when it differs, so every change is undoable, marks the
+//! project unsaved, and the live view, quality strip and contact bars follow it.
+
+use crate::app::command::Command;
+use crate::core::contacts::ContactThresholds;
+use crate::core::retarget::SolveSettings;
+use crate::session::{Edit, Session};
+use eframe::egui;
+
+pub fn solve_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
+    let mut s = session.solve;
+    switches_ui(ui, &mut s);
+    ui.separator();
+    egui::Grid::new("solve_numbers")
+        .num_columns(2)
+        .spacing([12.0, 6.0])
+        .show(ui, |ui| {
+            numbers_ui(ui, &mut s);
+            ui.end_row();
+            contacts_ui(ui, &mut s.contacts);
+        });
+    ui.separator();
+    let defaults = SolveSettings::default();
+    let button = egui::Button::new("Defaults");
+    if ui
+        .add_enabled(s != defaults, button)
+        .on_hover_text("Back to the product's solve settings (undoable)")
+        .clicked()
+    {
+        s = defaults;
+    }
+    if s != session.solve {
+        commands.push(Command::Edit(Edit::SetSolve(s)));
+    }
+}
+
+/// The on/off switches, each with what it does in a tooltip.
+fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
+    let switches: [(&mut bool, &str, &str); 6] = [
+        (
+            &mut s.plant_feet,
+            "Plant feet",
+            "Hold the target's feet still where the source's feet are planted",
+        ),
+        (
+            &mut s.floor,
+            "Floor",
+            "Keep every foot above the target's floor",
+        ),
+        (
+            &mut s.lower_hips,
+            "Lower hips",
+            "Lower the pelvis where a planted leg cannot reach its foot",
+        ),
+        (
+            &mut s.limits,
+            "Joint limits",
+            "Keep the legs' IK within the humanoid profile's joint limits",
+        ),
+        (
+            &mut s.ik_cache,
+            "IK cache",
+            "Solve longer legs from the 51-sample IK cache (faster) rather than FABRIK \
+             from the solved shape (keeps the source's bends)",
+        ),
+        (
+            &mut s.mirror,
+            "Mirror",
+            "Mirror the retargeted clip left to right on the target",
+        ),
+    ];
+    for (value, label, tip) in switches {
+        ui.checkbox(value, label).on_hover_text(tip);
+    }
+}
+
+/// Blend time and reach, in the grid.
+fn numbers_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
+    let blend = egui::DragValue::new(&mut s.blend_secs)
+        .speed(0.005)
+        .range(0.0..=1.0)
+        .suffix(" s");
+    super::labelled(ui, "Blend", blend)
+        .on_hover_text("Seconds over which a planted foot eases in and out");
+    ui.end_row();
+    let mut reach = s.max_extension * 100.0;
+    let field = egui::DragValue::new(&mut reach)
+        .speed(0.05)
+        .range(80.0..=100.0)
+        .suffix(" %");
+    if super::labelled(ui, "Max extension", field)
+        .on_hover_text("How much of a leg's straight length IK may use before the hips lower")
+        .changed()
+    {
+        s.max_extension = reach / 100.0;
+    }
+}
+
+/// The contact detection's thresholds, shown as percentages of the source's height.
+fn contacts_ui(ui: &mut egui::Ui, c: &mut ContactThresholds) {
+    ui.strong("Contacts");
+    ui.end_row();
+    let rows: [(&mut f32, &str, &str, &str); 4] = [
+        (
+            &mut c.enter_height,
+            "Enter height",
+            " %",
+            "A foot plants when it is this low above its lowest point (share of the height)",
+        ),
+        (
+            &mut c.exit_height,
+            "Exit height",
+            " %",
+            "A planted foot lifts only once this high (keep it above the enter height)",
+        ),
+        (
+            &mut c.enter_speed,
+            "Enter speed",
+            " %/s",
+            "A foot plants when it moves slower than this (share of the height per second)",
+        ),
+        (
+            &mut c.exit_speed,
+            "Exit speed",
+            " %/s",
+            "A planted foot lifts only once faster than this",
+        ),
+    ];
+    for (value, label, suffix, tip) in rows {
+        percent_ui(ui, value, label, suffix, tip);
+        ui.end_row();
+    }
+    let frames = egui::DragValue::new(&mut c.min_frames).range(1..=60);
+    super::labelled(ui, "Min frames", frames)
+        .on_hover_text("Shorter runs are passing touches, not contacts");
+    ui.end_row();
+}
+
+/// A share edited as a percentage.
+fn percent_ui(ui: &mut egui::Ui, share: &mut f32, label: &str, suffix: &str, tip: &str) {
+    let mut percent = *share * 100.0;
+    let field = egui::DragValue::new(&mut percent)
+        .speed(0.05)
+        .range(0.0..=100.0)
+        .max_decimals(2)
+        .suffix(suffix);
+    if super::labelled(ui, label, field)
+        .on_hover_text(tip)
+        .changed()
+    {
+        *share = percent / 100.0;
+    }
+}

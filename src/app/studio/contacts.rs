@@ -1,0 +1,69 @@
+//! The contact bars in the editor: the planted feet's contacts of the current clip, found
+//! in the background as the document and clip change, drawn under the quality strip.
+
+use super::StudioApp;
+use crate::app::contact_bars::{ContactBars, contact_bars_ui};
+use crate::app::guard::Job;
+use crate::app::keyed_task::KeyedTask;
+use crate::session::Session;
+use eframe::egui;
+
+pub(super) type ContactsTask = KeyedTask<ContactBars>;
+
+pub(super) fn contacts_task() -> ContactsTask {
+    KeyedTask::new(Job::Contacts)
+}
+
+/// The contacts of clip `clip` and the output's frame count they are in.
+fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
+    let source = session.source_clip(Some(clip))?;
+    let fps = session
+        .export
+        .fps
+        .or(source.fps())
+        .unwrap_or(30.0)
+        .max(1e-3);
+    Ok(ContactBars {
+        frames: (source.duration_secs() * fps).round() as usize + 1,
+        feet: session.foot_contacts(Some(clip))?,
+    })
+}
+
+impl StudioApp {
+    /// Finds the contacts again when the document or the clip changed; a screenshot waits
+    /// for them, as it does for the quality report.
+    pub(super) fn update_contacts(&mut self, ctx: &egui::Context) {
+        let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) else {
+            return;
+        };
+        let (session, clip) = (session.clone(), key.1.clone());
+        self.contacts
+            .request(key, ctx, false, move || find_contacts(&session, &clip));
+        if self.screenshot.is_some() {
+            self.contacts.wait();
+        }
+    }
+
+    /// The last contacts found for this clip (possibly of an earlier revision while newer
+    /// ones are found).
+    pub fn contact_bars(&self) -> Option<&ContactBars> {
+        self.contacts.latest_for_clip(self.clip.as_deref())
+    }
+
+    /// Blocks until the contacts being found are done (tests).
+    pub fn wait_for_contacts(&mut self) {
+        self.contacts.wait();
+    }
+
+    /// One row per planted foot under the timeline's rail.
+    pub(super) fn contact_bars_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
+        let (Some(info), Some(bars)) = (
+            self.clip_info(),
+            self.contacts.latest_for_clip(self.clip.as_deref()),
+        ) else {
+            self.bars.clear();
+            return;
+        };
+        self.bars = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
+    }
+}
