@@ -20,9 +20,9 @@ pub struct ProjectError {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectProblem {
-    #[error("cannot read the project: {0}")]
+    #[error("cannot read the project: {}", crate::io::error::io_words(.0))]
     Read(#[source] std::io::Error),
-    #[error("cannot write the project: {0}")]
+    #[error("cannot write the project: {}", crate::io::error::io_words(.0))]
     Write(#[source] std::io::Error),
     #[error("not a valid project file: {0}")]
     Parse(String),

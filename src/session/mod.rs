@@ -63,6 +63,14 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Retarget(#[from] RetargetError),
+    /// A clip that cannot be retargeted, named with the file it came from.
+    #[error("{}: clip '{clip}': {source}", path.display())]
+    Solve {
+        path: PathBuf,
+        clip: String,
+        #[source]
+        source: RetargetError,
+    },
     #[error(transparent)]
     Export(#[from] crate::io::ExportError),
     #[error("cancelled")]
@@ -325,12 +333,17 @@ impl Session {
         let options = RetargetClipOptions {
             fps: fps.or(self.export.fps),
         };
-        Ok(r.retarget_clip(
+        r.retarget_clip(
             self.source.skeleton(),
             clip,
             self.target.skeleton(),
             &options,
-        ))
+        )
+        .map_err(|source| SessionError::Solve {
+            path: self.source.path.clone(),
+            clip: clip.name.clone(),
+            source,
+        })
     }
 
     /// The map with joints by name, as project and map files store it.

@@ -19,10 +19,18 @@ fn truncated_glb_at_many_lengths() {
         assert!(
             matches!(
                 e.problem,
-                Problem::CorruptGlb(_) | Problem::NotGltf(_) | Problem::Buffers(_)
+                Problem::CorruptGlb(_)
+                    | Problem::NotGltf(_)
+                    | Problem::Buffers(_)
+                    | Problem::Gltf(_)
             ),
             "cut at {cut}: {m}"
         );
+        // In words, not the `gltf` crate's `Length { length, length_read }`.
+        assert!(!m.contains("length_read"), "cut at {cut}: {m}");
+        if cut >= 12 {
+            assert!(m.contains("the file is truncated"), "cut at {cut}: {m}");
+        }
     }
 }
 
@@ -47,6 +55,7 @@ fn missing_file() {
     let e = retarget_studio::io::load(&path, &ImportOptions::default()).unwrap_err();
     assert!(matches!(e.problem, Problem::Read(_)));
     assert!(message(&e).contains("does-not-exist.glb"));
+    assert!(message(&e).ends_with("cannot read the file: no such file"), "{e}");
 }
 
 fn gltf_json(nodes: &str, extra: &str) -> Vec<u8> {
@@ -100,7 +109,7 @@ fn accessor_reaching_past_its_buffer() {
         "skins": [{"joints": [0], "inverseBindMatrices": 0}]"#;
     let json = gltf_json(r#"[{"name": "a"}]"#, extra);
     let e = load_err_bytes("liar.gltf", &json);
-    assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
+    assert!(matches!(e.problem, Problem::Gltf(_)), "{e}");
     assert!(message(&e).contains("accessor 0"), "{e}");
 }
 
@@ -113,7 +122,7 @@ fn accessors_the_gltf_readers_would_panic_on() {
         "skins": [{"joints": [0], "inverseBindMatrices": 0}]"#;
     let e = load_err_bytes("zero.gltf", &gltf_json(r#"[{"name": "a"}]"#, zero));
     assert!(
-        matches!(e.problem, Problem::BadData { .. } | Problem::NotGltf(_)),
+        matches!(e.problem, Problem::Gltf(_) | Problem::NotGltf(_)),
         "{e}"
     );
     let strided = zero.replace(r#""count": 0"#, r#""count": 1"#).replace(
@@ -121,7 +130,7 @@ fn accessors_the_gltf_readers_would_panic_on() {
         r#""byteLength": 64, "byteStride": 4}]"#,
     );
     let e = load_err_bytes("stride.gltf", &gltf_json(r#"[{"name": "a"}]"#, &strided));
-    assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
+    assert!(matches!(e.problem, Problem::Gltf(_)), "{e}");
     assert!(message(&e).contains("stride"), "{e}");
 }
 

@@ -20,8 +20,14 @@ pub enum Outcome {
 /// Runs the mutant at `case` (already written). `original` is the unmutated seed, the other
 /// side of the session; `variant` picks which side the mutant takes and the export kind.
 pub fn run(format: Format, case: &Path, original: &Path, variant: u64) -> Result<Outcome, String> {
+    // A project's errors may name the file of a side it points to, beside it.
+    let names: &[&Path] = if format == Format::Project {
+        &[case, case.parent().unwrap()]
+    } else {
+        &[case]
+    };
     let session = if format == Format::Project {
-        Session::from_project(case).map_err(|e| named(&e, &[case, case.parent().unwrap()]))
+        Session::from_project(case).map_err(|e| named(&e, names))
     } else {
         let asset = load(case, &ImportOptions::default()).map_err(|e| named(&e, &[case]));
         let asset = match asset {
@@ -45,7 +51,7 @@ pub fn run(format: Format, case: &Path, original: &Path, variant: u64) -> Result
         Err(Ok(())) => return Ok(Outcome::Rejected),
         Err(Err(broken)) => return Err(broken),
     };
-    match retarget_and_export(&session, case, variant) {
+    match retarget_and_export(&session, names, variant) {
         Ok(()) | Err(Ok(())) => Ok(Outcome::Accepted),
         Err(Err(broken)) => Err(broken),
     }
@@ -68,8 +74,13 @@ fn named(e: &dyn std::fmt::Display, files: &[&Path]) -> Result<(), String> {
 
 /// A retarget checked for finite keys and poses, then an export whose file reads back
 /// finite. `Err(Ok(()))`: refused with an error that names a file.
-fn retarget_and_export(session: &Session, case: &Path, variant: u64) -> Result<(), Result<(), String>> {
-    let clip = session.retarget_clip(None, None).map_err(|e| named(&e, &[case]))?;
+fn retarget_and_export(
+    session: &Session,
+    names: &[&Path],
+    variant: u64,
+) -> Result<(), Result<(), String>> {
+    let case = names[0];
+    let clip = session.retarget_clip(None, None).map_err(|e| named(&e, names))?;
     let target = session.target.skeleton();
     if let Some(p) = finite::clip(&clip).or_else(|| finite::poses(target, &clip)) {
         return Err(Err(format!("retargeted to a non-finite value: {p}")));
@@ -88,7 +99,9 @@ fn retarget_and_export(session: &Session, case: &Path, variant: u64) -> Result<(
         reduce: (variant % 4 == 3).then(KeyReduction::default),
         root_motion: None,
     };
-    session.export(&job).map_err(|e| named(&e, &[case, &out]))?;
+    let mut with_out = names.to_vec();
+    with_out.push(&out);
+    session.export(&job).map_err(|e| named(&e, &with_out))?;
     let written = load(&out, &ImportOptions::default())
         .map_err(|e| Err(format!("the written file does not read back: {e}")))?;
     match finite::asset(&written) {

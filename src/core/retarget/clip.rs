@@ -1,6 +1,6 @@
 //! Whole clips: sample the source at the output rate, solve each frame, key the result.
 
-use super::Retargeter;
+use super::{MAX_FRAMES, RetargetError, Retargeter};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
 use crate::core::skeleton::Skeleton;
@@ -26,17 +26,26 @@ impl Retargeter {
     /// Retargets `clip` (of `source`) into a clip of the target skeleton. Every target joint
     /// gets a rotation track; joints whose translation or scale differ from the target's
     /// rest, or that follow the source's translation, get those tracks too, so the clip
-    /// plays right on the target file's own nodes.
+    /// plays right on the target file's own nodes. Refuses a clip longer than
+    /// [`MAX_FRAMES`], and a solve that overflows (a source with absurdly large numbers).
     pub fn retarget_clip(
         &mut self,
         source: &Skeleton,
         clip: &Clip,
         target: &Skeleton,
         options: &RetargetClipOptions,
-    ) -> Clip {
-        self.fit_clip(source, clip);
+    ) -> Result<Clip, RetargetError> {
         let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
-        let frames = (clip.duration_secs() * fps).round() as usize + 1;
+        let span = f64::from(clip.duration_secs()) * f64::from(fps);
+        if !(span < MAX_FRAMES as f64) {
+            return Err(RetargetError::TooLong {
+                secs: clip.duration_secs(),
+                fps,
+                frames: span.round() + 1.0,
+            });
+        }
+        self.fit_clip(source, clip);
+        let frames = span.round() as usize + 1;
         // Spread frames evenly over the clip's own span, so that at the source's rate the
         // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
         let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
@@ -53,6 +62,12 @@ impl Retargeter {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
+            if let Some(j) = (0..n).find(|&j| !target_pose.local(j).is_finite()) {
+                return Err(RetargetError::NonFinite {
+                    joint: target.names()[j].clone(),
+                    time: t,
+                });
+            }
             for j in 0..n {
                 rotations[j].push(target_pose.rotations[j]);
                 translations[j].push(target_pose.translations[j]);
@@ -79,13 +94,12 @@ impl Retargeter {
                 }
             })
             .collect();
-        Clip::new(clip.name.clone(), tracks, Some(fps))
+        Ok(Clip::new(clip.name.clone(), tracks, Some(fps)))
     }
 }
 
 fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {
-    // Times are sorted and values finite by construction: the solver only composes unit
-    // quaternions and finite translations.
+    // Times are sorted by construction and values were checked finite frame by frame.
     Track::new(times.to_vec(), values, Interpolation::Linear)
         .unwrap_or_else(|e| unreachable!("retargeted keys are valid: {e}"))
 }

@@ -40,7 +40,7 @@ const ENUM_STRINGS: &[&str] = &[
 /// Numbers for JSON fields: indices one past, counts zero, offsets beyond the buffer,
 /// component types, floats that are not f32s.
 const NUMBERS: &[f64] = &[
-    0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -1.0, 0.5, 1e39, -1e39, 1e-45, 4294967295.0,
+    0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -1.0, 0.5, 1e39, -1e39, 1e38, -3e38, 1e-45, 4294967295.0,
     4294967296.0, 2147483647.0, 65535.0, 5120.0, 5121.0, 5122.0, 5123.0, 5125.0, 5126.0, 5127.0,
     16.0, 64.0, 1e15,
 ];
