@@ -91,9 +91,11 @@ impl Keyframe for Quat {
     fn scaled(self, k: f32) -> Self {
         Quat::from_vec4(Vec4::from(self) * k)
     }
+    /// In f64: a component near `f32::MAX` would square to an infinite f32 length.
     fn normalized_key(self) -> Option<Self> {
-        let len = self.length();
-        (len > 1e-6).then(|| self / len)
+        let q = self.as_dquat();
+        let len = q.length();
+        (len > 1e-6 && len.is_finite()).then(|| (q / len).as_quat())
     }
 }
 
@@ -388,6 +390,14 @@ mod tests {
         // Slerp keeps constant angular speed: at s=0.25 the angle is a quarter of 2 rad.
         let q = t.sample(0.25);
         assert!(q.abs_diff_eq(Quat::from_rotation_y(0.5), 1e-6), "{q}");
+    }
+
+    #[test]
+    fn huge_rotation_keys_normalise_without_overflow() {
+        // Squared in f32, 3e38 is infinite and the key would become zero.
+        let q = Quat::from_xyzw(0.0, 0.0, 0.0, -3e38);
+        let t = Track::new(vec![0.0], vec![q], Interpolation::Linear).unwrap();
+        assert!(t.value(0).abs_diff_eq(Quat::from_xyzw(0.0, 0.0, 0.0, -1.0), 1e-6));
     }
 
     #[test]

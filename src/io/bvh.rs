@@ -87,7 +87,8 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
     let joints = parse_hierarchy(&mut lines)?;
     let (frame_count, frame_time, motion_line) = parse_motion_header(&mut lines)?;
     let channel_total: usize = joints.iter().map(|j| j.channels.len()).sum();
-    let mut frames: Vec<Vec<f32>> = Vec::with_capacity(frame_count);
+    // The count is the file's word: reserve no more than its lines can hold.
+    let mut frames: Vec<Vec<f32>> = Vec::with_capacity(frame_count.min(text.len() / 2));
     let mut warnings = Vec::new();
     for (line, tokens) in lines {
         if frames.len() == frame_count {

@@ -230,6 +230,10 @@ fn bvh_with_fewer_frames_than_declared() {
     let text = format!("{GOOD_HEADER}MOTION\nFrames: 3\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n");
     let (_, m) = bvh_err(&text);
     assert!(m.contains("'Frames: 3' but the file holds only 1"), "{m}");
+    // A count no memory could hold is an error, not an allocation failure.
+    let huge = text.replace("Frames: 3", "Frames: 18446744073709551615");
+    let (_, m) = bvh_err(&huge);
+    assert!(m.contains("but the file holds only 1"), "{m}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use super::{MAX_FRAMES, RetargetError, Retargeter};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
-use crate::core::skeleton::Skeleton;
+use crate::core::skeleton::{MAX_EXTENT, Skeleton};
 use glam::Quat;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -58,12 +58,14 @@ impl Retargeter {
         let mut source_pose = Pose::rest(source);
         let rest = Pose::rest(source);
         let mut target_pose = Pose::rest(target);
+        let mut worlds = vec![glam::Mat4::IDENTITY; n];
         for &t in &times {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
-            if let Some(j) = (0..n).find(|&j| !target_pose.local(j).is_finite()) {
-                return Err(RetargetError::NonFinite {
+            target_pose.world_matrices_into(target, &mut worlds);
+            if let Some(j) = worlds.iter().position(|m| !within_extent(m)) {
+                return Err(RetargetError::Overflow {
                     joint: target.names()[j].clone(),
                     time: t,
                 });
@@ -96,6 +98,12 @@ impl Retargeter {
             .collect();
         Ok(Clip::new(clip.name.clone(), tracks, Some(fps)))
     }
+}
+
+/// Finite and within what a skeleton may hold ([`MAX_EXTENT`]) once a writer has changed
+/// its unit (metres to millimetres), so that the clip written reads back.
+fn within_extent(m: &glam::Mat4) -> bool {
+    m.to_cols_array().iter().all(|v| v.abs() <= MAX_EXTENT / 1000.0)
 }
 
 fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {

@@ -41,10 +41,11 @@ pub enum RetargetError {
     )]
     TooLong { secs: f32, fps: f32, frames: f64 },
     #[error(
-        "the solved pose of target joint '{joint}' at {time} s is not finite: the source's \
-         numbers are too large to retarget"
+        "the solved pose of target joint '{joint}' at {time} s is not finite or lies beyond \
+         {:e} units: the source's numbers are too large to retarget",
+        crate::core::skeleton::MAX_EXTENT / 1000.0
     )]
-    NonFinite { joint: String, time: f32 },
+    Overflow { joint: String, time: f32 },
 }
 
 /// The most frames one retarget writes: 2.3 hours at 120 fps. A clip whose keys claim more

@@ -40,6 +40,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     if is_glb {
         validate::check_container(bytes)?;
     }
+    validate::check_numbers(validate::json_text(bytes))?;
     // Without the crate's validation: `check_document` runs it, after what it would
     // index unchecked.
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| match e {

@@ -119,6 +119,53 @@ pub fn check_container(bytes: &[u8]) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// The JSON text of a glTF or GLB file (its JSON chunk), once [`check_container`] passed.
+pub fn json_text(bytes: &[u8]) -> &[u8] {
+    if !bytes.starts_with(b"glTF") {
+        return bytes;
+    }
+    let len = u32_at(bytes, HEADER).unwrap_or(0);
+    bytes.get(HEADER + CHUNK_HEADER..HEADER + CHUNK_HEADER + len).unwrap_or_default()
+}
+
+/// Every number fits an `f32`: the crate reads factors, weights and transforms as `f32`, so
+/// `1e39` becomes infinity, which an exporter would write back as `null`.
+pub fn check_numbers(json: &[u8]) -> Result<(), Invalid> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
+        // The crate's parse reports what is wrong with the text.
+        return Ok(());
+    };
+    match out_of_range(&value) {
+        Some((at, n)) => Err(data(
+            format!("the number {n} at {at}"),
+            "it is beyond the range of a 32-bit float",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn out_of_range(v: &serde_json::Value) -> Option<(String, f64)> {
+    use serde_json::Value;
+    let here = |key: &dyn std::fmt::Display, inner: Option<(String, f64)>| {
+        inner.map(|(at, n)| match at.is_empty() {
+            true => (key.to_string(), n),
+            false => (format!("{key}/{at}"), n),
+        })
+    };
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|f| f.abs() > f64::from(f32::MAX))
+            .map(|f| (String::new(), f)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| here(&i, out_of_range(x))),
+        Value::Object(map) => map.iter().find_map(|(k, x)| here(k, out_of_range(x))),
+        _ => None,
+    }
+}
+
 /// Everything that can be checked before the buffers are read: indices the crate's own
 /// validation would follow unchecked, that validation, then what it leaves out.
 pub fn check_document(root: &gltf::json::Root) -> Result<(), Invalid> {

@@ -161,3 +161,17 @@ fn byte_ranges_that_overflow_or_overrun_are_refused() {
     let e = check_ranges(&doc, &buffers).unwrap_err();
     assert!(e.to_string().contains("reaches byte 32 of a 16-byte buffer"), "{e}");
 }
+
+#[test]
+fn numbers_past_the_f32_range_are_named_with_their_place() {
+    let json = br#"{"materials": [{"pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, -1e39]}}]}"#;
+    let e = check_numbers(json).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("materials/0/pbrMetallicRoughness/baseColorFactor/3"),
+        "{text}"
+    );
+    check_numbers(br#"{"a": [3.4e38, -1, 0.5]}"#).unwrap();
+    let whole = glb(r#"{"asset":{"version":"2.0"}}"#, &[0; 4]);
+    assert_eq!(json_text(&whole).trim_ascii_end(), br#"{"asset":{"version":"2.0"}}"#);
+}
