@@ -397,7 +397,10 @@ mod tests {
         // Squared in f32, 3e38 is infinite and the key would become zero.
         let q = Quat::from_xyzw(0.0, 0.0, 0.0, -3e38);
         let t = Track::new(vec![0.0], vec![q], Interpolation::Linear).unwrap();
-        assert!(t.value(0).abs_diff_eq(Quat::from_xyzw(0.0, 0.0, 0.0, -1.0), 1e-6));
+        assert!(
+            t.value(0)
+                .abs_diff_eq(Quat::from_xyzw(0.0, 0.0, 0.0, -1.0), 1e-6)
+        );
     }
 
     #[test]

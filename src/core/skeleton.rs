@@ -299,7 +299,10 @@ mod tests {
         // Finite, but a chain of them overflows f32 once matrices are inverted.
         let far = JointDef::new("far", None, Transform::from_translation(Vec3::Z * 1e38));
         let err = Skeleton::new("s", Mat4::IDENTITY, vec![far, joint("b", Some(0))]).unwrap_err();
-        assert!(matches!(err, SkeletonError::TooLarge { index: 0, .. }), "{err}");
+        assert!(
+            matches!(err, SkeletonError::TooLarge { index: 0, .. }),
+            "{err}"
+        );
         assert!(err.to_string().contains("too large"), "{err}");
     }
 

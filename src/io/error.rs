@@ -126,9 +126,16 @@ mod tests {
         let missing = Error::from_raw_os_error(2);
         assert_eq!(io_words(&missing), "no such file");
         let e = ImportError::new(Path::new("/x/walk.bvh"), Problem::Read(missing));
-        assert_eq!(e.to_string(), "/x/walk.bvh: cannot read the file: no such file");
+        assert_eq!(
+            e.to_string(),
+            "/x/walk.bvh: cannot read the file: no such file"
+        );
         let other = Error::from_raw_os_error(22);
-        assert!(!io_words(&other).contains("os error"), "{}", io_words(&other));
+        assert!(
+            !io_words(&other).contains("os error"),
+            "{}",
+            io_words(&other)
+        );
         assert_eq!(io_words(&Error::new(ErrorKind::Other, "odd")), "odd");
     }
 }

@@ -26,9 +26,9 @@ pub fn humanoid_table(doc: &gltf::Document) -> Option<HumanoidTable> {
     past.sort_by_key(|&(node, _)| node);
     for (node, bone) in past {
         table.bones.remove(&node);
-        table
-            .unknown
-            .push(format!("{bone:?} (node {node}, past the file's {nodes} nodes)"));
+        table.unknown.push(format!(
+            "{bone:?} (node {node}, past the file's {nodes} nodes)"
+        ));
     }
     Some(table)
 }

@@ -63,10 +63,11 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Retarget(#[from] RetargetError),
-    /// A clip that cannot be retargeted, named with the file it came from.
-    #[error("{}: clip '{clip}': {source}", path.display())]
+    /// A clip that cannot be retargeted: either file's numbers may be the cause.
+    #[error("{} onto {}: clip '{clip}': {source}", source_file.display(), target_file.display())]
     Solve {
-        path: PathBuf,
+        source_file: PathBuf,
+        target_file: PathBuf,
         clip: String,
         #[source]
         source: RetargetError,
@@ -340,7 +341,8 @@ impl Session {
             &options,
         )
         .map_err(|source| SessionError::Solve {
-            path: self.source.path.clone(),
+            source_file: self.source.path.clone(),
+            target_file: self.target.path.clone(),
             clip: clip.name.clone(),
             source,
         })

@@ -55,7 +55,10 @@ fn missing_file() {
     let e = retarget_studio::io::load(&path, &ImportOptions::default()).unwrap_err();
     assert!(matches!(e.problem, Problem::Read(_)));
     assert!(message(&e).contains("does-not-exist.glb"));
-    assert!(message(&e).ends_with("cannot read the file: no such file"), "{e}");
+    assert!(
+        message(&e).ends_with("cannot read the file: no such file"),
+        "{e}"
+    );
 }
 
 fn gltf_json(nodes: &str, extra: &str) -> Vec<u8> {

@@ -16,7 +16,10 @@ pub fn clip(clip: &Clip) -> Option<String> {
             && tracks.rotation.as_ref().is_none_or(track)
             && tracks.scale.as_ref().is_none_or(track);
         if !ok {
-            return Some(format!("clip '{}', joint {j}: a key is not finite", clip.name));
+            return Some(format!(
+                "clip '{}', joint {j}: a key is not finite",
+                clip.name
+            ));
         }
     }
     if !(clip.start_secs().is_finite() && clip.end_secs().is_finite()) {
@@ -27,10 +30,18 @@ pub fn clip(clip: &Clip) -> Option<String> {
 
 pub fn skeleton(s: &Skeleton) -> Option<String> {
     if !s.container().is_finite() {
-        return Some(format!("skeleton '{}': its container is not finite", s.name));
+        return Some(format!(
+            "skeleton '{}': its container is not finite",
+            s.name
+        ));
     }
     let bad = s.rest().iter().chain(s.bind()).position(|t| !t.is_finite());
-    bad.map(|j| format!("skeleton '{}': joint {j}'s rest or bind is not finite", s.name))
+    bad.map(|j| {
+        format!(
+            "skeleton '{}': joint {j}'s rest or bind is not finite",
+            s.name
+        )
+    })
 }
 
 /// The clip sampled at its start, middle and end, as world matrices.
@@ -41,7 +52,10 @@ pub fn poses(s: &Skeleton, c: &Clip) -> Option<String> {
         pose.copy_from(&Pose::rest(s));
         c.sample(t, &mut pose);
         if pose.world_matrices(s).iter().any(|m| !m.is_finite()) {
-            return Some(format!("clip '{}' at {t} s: a world matrix is not finite", c.name));
+            return Some(format!(
+                "clip '{}' at {t} s: a world matrix is not finite",
+                c.name
+            ));
         }
     }
     None
@@ -56,7 +70,10 @@ pub fn asset(a: &Asset) -> Option<String> {
     for c in &a.clips {
         let s = a.skeletons.get(c.skeleton)?;
         if c.clip.tracks().len() != s.len() {
-            return Some(format!("clip '{}' has a track count unlike its skeleton", c.clip.name));
+            return Some(format!(
+                "clip '{}' has a track count unlike its skeleton",
+                c.clip.name
+            ));
         }
         if let Some(p) = clip(&c.clip).or_else(|| poses(s, &c.clip)) {
             return Some(p);
@@ -70,7 +87,10 @@ pub fn asset(a: &Asset) -> Option<String> {
                 && p.uvs.iter().flatten().all(|w| w.is_finite())
         });
         if !prims_ok || m.inverse_bind.iter().any(|b| !b.is_finite()) {
-            return Some(format!("mesh '{}': a vertex or bind matrix is not finite", m.name));
+            return Some(format!(
+                "mesh '{}': a vertex or bind matrix is not finite",
+                m.name
+            ));
         }
     }
     None

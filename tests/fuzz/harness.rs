@@ -141,8 +141,7 @@ impl Watchdog {
     }
 
     fn watch(&self, case: Option<String>) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
-            case.map(|c| (Instant::now(), c));
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = case.map(|c| (Instant::now(), c));
     }
 }
 
@@ -173,10 +172,17 @@ pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: b
         let mut rng = Rng::for_case(seed, index);
         let (seed_file, original) = &seeds[rng.below(seeds.len())];
         let mutant = seed_file.mutant(&mut rng);
-        let ext = Path::new(&seed_file.name).extension().unwrap().to_string_lossy();
+        let ext = Path::new(&seed_file.name)
+            .extension()
+            .unwrap()
+            .to_string_lossy();
         let case_path = work.join(format!("fuzz-case.{ext}"));
         std::fs::write(&case_path, &mutant).expect("write the mutant");
-        let id = format!("{} seed {seed} case {index} (from {})", format.name(), seed_file.name);
+        let id = format!(
+            "{} seed {seed} case {index} (from {})",
+            format.name(),
+            seed_file.name
+        );
         // An abort (a failed allocation) ends the process without a word: this names it.
         let _ = std::fs::write(work.join("current-case.txt"), &id);
         dog.watch(Some(id));
@@ -214,7 +220,12 @@ pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: b
 }
 
 /// `run` with panics turned into a broken rule.
-pub fn run_caught(format: Format, case: &Path, original: &Path, variant: u64) -> Result<Outcome, String> {
+pub fn run_caught(
+    format: Format,
+    case: &Path,
+    original: &Path,
+    variant: u64,
+) -> Result<Outcome, String> {
     install_panic_hook();
     IN_CASE.with(|c| *c.borrow_mut() = true);
     let result = catch_unwind(AssertUnwindSafe(|| run(format, case, original, variant)));

@@ -85,10 +85,21 @@ fn long_run() {
     let seed = env_u64("FUZZ_SEED").unwrap_or(0x5EED);
     let per_format = total.div_ceil(Format::ALL.len() as u64);
     let started = std::time::Instant::now();
+    // One thread per format: the campaigns share nothing but the cores.
+    let reports: Vec<(Format, Report)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = Format::ALL
+            .map(|format| {
+                scope.spawn(move || (format, campaign(format, seed, 0..per_format, true)))
+            })
+            .into_iter()
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("a campaign thread"))
+            .collect()
+    });
     let mut failures = Vec::new();
-    for format in Format::ALL {
-        let report = campaign(format, seed, 0..per_format, true);
-        println!("{}", report.summary(format));
+    for (format, report) in &reports {
+        println!("{}", report.summary(*format));
         failures.extend(report.failures.iter().map(|f| f.to_string()));
     }
     let secs = started.elapsed().as_secs_f64();

@@ -62,7 +62,10 @@ fn named(e: &dyn std::fmt::Display, files: &[&Path]) -> Result<(), String> {
     let text = e.to_string();
     let names = |p: &&Path| {
         let full = p.to_string_lossy();
-        let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
         text.contains(full.as_ref()) || (!name.is_empty() && text.contains(name.as_ref()))
     };
     if files.iter().any(names) {
@@ -80,7 +83,9 @@ fn retarget_and_export(
     variant: u64,
 ) -> Result<(), Result<(), String>> {
     let case = names[0];
-    let clip = session.retarget_clip(None, None).map_err(|e| named(&e, names))?;
+    let clip = session
+        .retarget_clip(None, None)
+        .map_err(|e| named(&e, names))?;
     let target = session.target.skeleton();
     if let Some(p) = finite::clip(&clip).or_else(|| finite::poses(target, &clip)) {
         return Err(Err(format!("retargeted to a non-finite value: {p}")));

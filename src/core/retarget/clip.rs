@@ -103,7 +103,9 @@ impl Retargeter {
 /// Finite and within what a skeleton may hold ([`MAX_EXTENT`]) once a writer has changed
 /// its unit (metres to millimetres), so that the clip written reads back.
 fn within_extent(m: &glam::Mat4) -> bool {
-    m.to_cols_array().iter().all(|v| v.abs() <= MAX_EXTENT / 1000.0)
+    m.to_cols_array()
+        .iter()
+        .all(|v| v.abs() <= MAX_EXTENT / 1000.0)
 }
 
 fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {

@@ -294,11 +294,16 @@ fn binary_words(e: &gltf::binary::Error) -> String {
     match e {
         B::Io(io) => crate::io::error::io_words(io),
         B::Version(v) => format!("GLB version {v}; only version 2 is read"),
-        B::Magic(m) => format!("it starts with {:?}, not 'glTF'", String::from_utf8_lossy(m)),
+        B::Magic(m) => format!(
+            "it starts with {:?}, not 'glTF'",
+            String::from_utf8_lossy(m)
+        ),
         B::Length {
             length,
             length_read,
-        } => format!("the file is truncated: the header says {length} bytes, only {length_read} read"),
+        } => format!(
+            "the file is truncated: the header says {length} bytes, only {length_read} read"
+        ),
         B::ChunkLength {
             ty,
             length,

@@ -46,7 +46,10 @@ fn schema_text(errors: &[(String, &'static str)]) -> String {
         0..=3 => String::new(),
         n => format!(" (and {} more)", n - 3),
     };
-    format!("the document breaks the glTF schema: {}{more}", shown.join("; "))
+    format!(
+        "the document breaks the glTF schema: {}{more}",
+        shown.join("; ")
+    )
 }
 
 fn data(what: impl Into<String>, reason: impl Into<String>) -> Invalid {
@@ -125,7 +128,9 @@ pub fn json_text(bytes: &[u8]) -> &[u8] {
         return bytes;
     }
     let len = u32_at(bytes, HEADER).unwrap_or(0);
-    bytes.get(HEADER + CHUNK_HEADER..HEADER + CHUNK_HEADER + len).unwrap_or_default()
+    bytes
+        .get(HEADER + CHUNK_HEADER..HEADER + CHUNK_HEADER + len)
+        .unwrap_or_default()
 }
 
 /// Every number fits an `f32`: the crate reads factors, weights and transforms as `f32`, so
@@ -155,7 +160,7 @@ fn out_of_range(v: &serde_json::Value) -> Option<(String, f64)> {
     match v {
         Value::Number(n) => n
             .as_f64()
-            .filter(|f| f.abs() > f64::from(f32::MAX))
+            .filter(|&f| !(f as f32).is_finite())
             .map(|f| (String::new(), f)),
         Value::Array(items) => items
             .iter()
@@ -269,19 +274,34 @@ pub fn check_semantics(doc: &gltf::Document) -> Result<(), Invalid> {
     Ok(())
 }
 
-fn check_channel(anim: &gltf::Animation, channel: &gltf::animation::Channel) -> Result<(), Invalid> {
+fn check_channel(
+    anim: &gltf::Animation,
+    channel: &gltf::animation::Channel,
+) -> Result<(), Invalid> {
     let what = format!("animation {}, channel {}", anim.index(), channel.index());
     let sampler = channel.sampler();
     let (input, output) = (sampler.input(), sampler.output());
-    expect(&input, &format!("{what}, key times"), D::Scalar, &[T::F32], "SCALAR of floats")?;
+    expect(
+        &input,
+        &format!("{what}, key times"),
+        D::Scalar,
+        &[T::F32],
+        "SCALAR of floats",
+    )?;
     let normalized = [T::F32, T::I8, T::U8, T::I16, T::U16];
     let property = channel.target().property();
     let (dims, types, expected) = match property {
         Property::Translation | Property::Scale => (D::Vec3, &[T::F32][..], "VEC3 of floats"),
-        Property::Rotation => (D::Vec4, &normalized[..], "VEC4 of floats or normalized integers"),
-        Property::MorphTargetWeights => {
-            (D::Scalar, &normalized[..], "SCALAR of floats or normalized integers")
-        }
+        Property::Rotation => (
+            D::Vec4,
+            &normalized[..],
+            "VEC4 of floats or normalized integers",
+        ),
+        Property::MorphTargetWeights => (
+            D::Scalar,
+            &normalized[..],
+            "SCALAR of floats or normalized integers",
+        ),
     };
     expect(&output, &format!("{what}, values"), dims, types, expected)?;
     let per_key = match sampler.interpolation() {
@@ -299,7 +319,11 @@ fn check_channel(anim: &gltf::Animation, channel: &gltf::animation::Channel) -> 
             format!(
                 "{} key times need {keys} values{}, accessor {} holds {}",
                 input.count(),
-                if per_key == 3 { " (cubic spline: 3 per key)" } else { "" },
+                if per_key == 3 {
+                    " (cubic spline: 3 per key)"
+                } else {
+                    ""
+                },
                 output.index(),
                 output.count()
             ),

@@ -139,7 +139,16 @@ const DOUBLES: &[f64] = &[
     1e-320,
 ];
 
-const INTS: &[i64] = &[0, -1, 1, i64::MAX, i64::MIN, i32::MAX as i64, 46186158000, -46186158000];
+const INTS: &[i64] = &[
+    0,
+    -1,
+    1,
+    i64::MAX,
+    i64::MIN,
+    i32::MAX as i64,
+    46186158000,
+    -46186158000,
+];
 
 /// One change to one field.
 pub fn mutate_field(rng: &mut Rng, data: &mut [u8], field: Field) {
@@ -161,7 +170,10 @@ pub fn mutate_field(rng: &mut Rng, data: &mut [u8], field: Field) {
             };
             put(field.at, &v.to_le_bytes()[..w]);
         }
-        Kind::NameLength => put(field.at, &[*rng.pick(&[0u8, 1, 255]) ^ (rng.next() as u8 & 1)]),
+        Kind::NameLength => put(
+            field.at,
+            &[*rng.pick(&[0u8, 1, 255]) ^ (rng.next() as u8 & 1)],
+        ),
         Kind::Double => put(field.at, &rng.pick(DOUBLES).to_le_bytes()),
         Kind::Float => put(field.at, &rng.pick(bytes::INTERESTING_F32).to_le_bytes()),
         Kind::Int(w) => put(field.at, &rng.pick(INTS).to_le_bytes()[..w]),

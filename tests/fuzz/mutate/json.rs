@@ -40,9 +40,34 @@ const ENUM_STRINGS: &[&str] = &[
 /// Numbers for JSON fields: indices one past, counts zero, offsets beyond the buffer,
 /// component types, floats that are not f32s.
 const NUMBERS: &[f64] = &[
-    0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -1.0, 0.5, 1e39, -1e39, 1e38, -3e38, 1e-45, 4294967295.0,
-    4294967296.0, 2147483647.0, 65535.0, 5120.0, 5121.0, 5122.0, 5123.0, 5125.0, 5126.0, 5127.0,
-    16.0, 64.0, 1e15,
+    0.0,
+    1.0,
+    2.0,
+    3.0,
+    4.0,
+    5.0,
+    6.0,
+    -1.0,
+    0.5,
+    1e39,
+    -1e39,
+    1e38,
+    -3e38,
+    1e-45,
+    4294967295.0,
+    4294967296.0,
+    2147483647.0,
+    65535.0,
+    5120.0,
+    5121.0,
+    5122.0,
+    5123.0,
+    5125.0,
+    5126.0,
+    5127.0,
+    16.0,
+    64.0,
+    1e15,
 ];
 
 /// Where a value sits in the document: object keys and array indices.
@@ -128,7 +153,9 @@ fn number(rng: &mut Rng) -> Value {
     }
     let n = *rng.pick(NUMBERS);
     serde_json::Number::from_f64(n).map_or(Value::Null, |n| {
-        if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e16) {
+        if n.as_f64()
+            .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e16)
+        {
             Value::from(n.as_f64().unwrap_or(0.0) as i64)
         } else {
             Value::Number(n)
@@ -235,9 +262,9 @@ pub fn mutate_glb(rng: &mut Rng, original: &[u8], parsed: &Glb) -> Vec<u8> {
             let v = match rng.below(3) {
                 0 => *rng.pick(bytes::INTERESTING_U32),
                 _ => {
-                    let old = out.get(field..field + 4).map_or(0, |b| {
-                        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-                    });
+                    let old = out
+                        .get(field..field + 4)
+                        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
                     old.wrapping_add([1, 4, u32::MAX, u32::MAX - 3][rng.below(4)])
                 }
             };
@@ -284,13 +311,16 @@ pub fn mutate_gltf(rng: &mut Rng, original: &[u8], parsed: &Value) -> Vec<u8> {
 
 /// Standard base64, enough for data URIs.
 mod base64 {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     pub fn encode(data: &[u8]) -> String {
         let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
         for chunk in data.chunks(3) {
-            let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
             let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
             for k in 0..4 {
                 if k <= chunk.len() {

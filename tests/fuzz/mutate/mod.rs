@@ -65,9 +65,9 @@ enum Parsed {
 impl Seed {
     pub fn new(format: Format, name: &str, bytes: Vec<u8>) -> Seed {
         let parsed = match format {
-            Format::Glb | Format::Vrm => Parsed::Glb(
-                json::Glb::parse(&bytes).unwrap_or_else(|| panic!("{name} is a GLB")),
-            ),
+            Format::Glb | Format::Vrm => {
+                Parsed::Glb(json::Glb::parse(&bytes).unwrap_or_else(|| panic!("{name} is a GLB")))
+            }
             Format::Gltf => Parsed::Json(
                 serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")),
             ),

@@ -58,7 +58,10 @@ fn a_truncated_glb_says_so_in_words() {
     check_container(&whole).unwrap();
     let e = check_container(&whole[..whole.len() - 5]).unwrap_err();
     let text = e.to_string();
-    assert!(text.contains("the file is truncated: the header says"), "{text}");
+    assert!(
+        text.contains("the file is truncated: the header says"),
+        "{text}"
+    );
     assert!(!text.contains("Length {"), "{text}");
     let e = check_container(&whole[..7]).unwrap_err();
     assert!(matches!(e, Invalid::Truncated(_)), "{e}");
@@ -82,7 +85,14 @@ fn container_lengths_that_lie_are_refused() {
 fn a_channel_on_a_missing_node_or_unknown_path_is_refused() {
     let e = semantics(&animated(VEC3_2, "translation", 7)).unwrap_err();
     assert!(
-        matches!(e, Invalid::OutOfRange { index: 7, len: 1, .. }),
+        matches!(
+            e,
+            Invalid::OutOfRange {
+                index: 7,
+                len: 1,
+                ..
+            }
+        ),
         "{e}"
     );
     let e = semantics(&animated(VEC3_2, "wobble", 0)).unwrap_err();
@@ -98,14 +108,20 @@ fn an_unknown_interpolation_is_a_schema_error_in_words() {
     let e = semantics(&json).unwrap_err();
     let text = e.to_string();
     assert!(matches!(e, Invalid::Schema(_)), "{text}");
-    assert!(text.contains("interpolation has a value glTF does not allow"), "{text}");
+    assert!(
+        text.contains("interpolation has a value glTF does not allow"),
+        "{text}"
+    );
 }
 
 #[test]
 fn output_kinds_must_suit_the_target_path() {
     let u32_vec4 = r#"{"bufferView": 0, "componentType": 5125, "count": 2, "type": "VEC4"}"#;
     let e = semantics(&animated(u32_vec4, "rotation", 0)).unwrap_err();
-    assert!(matches!(e, Invalid::AccessorType { accessor: 1, .. }), "{e}");
+    assert!(
+        matches!(e, Invalid::AccessorType { accessor: 1, .. }),
+        "{e}"
+    );
     let e = semantics(&animated(VEC3_2, "rotation", 0)).unwrap_err();
     assert!(e.to_string().contains("VEC4"), "{e}");
 }
@@ -129,7 +145,14 @@ fn a_position_index_past_the_accessors_is_caught_before_the_crate_indexes_it() {
         "meshes": [{"primitives": [{"attributes": {"POSITION": 9}}]}]}"#;
     let e = check_document(&root(json)).unwrap_err();
     assert!(
-        matches!(e, Invalid::OutOfRange { index: 9, len: 0, .. }),
+        matches!(
+            e,
+            Invalid::OutOfRange {
+                index: 9,
+                len: 0,
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -159,12 +182,17 @@ fn byte_ranges_that_overflow_or_overrun_are_refused() {
     let json = json.replace("\"byteLength\": 16}]", "\"byteLength\": 32}]");
     let doc = gltf::Document::from_json_without_validation(root(&json));
     let e = check_ranges(&doc, &buffers).unwrap_err();
-    assert!(e.to_string().contains("reaches byte 32 of a 16-byte buffer"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("reaches byte 32 of a 16-byte buffer"),
+        "{e}"
+    );
 }
 
 #[test]
 fn numbers_past_the_f32_range_are_named_with_their_place() {
-    let json = br#"{"materials": [{"pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, -1e39]}}]}"#;
+    let json =
+        br#"{"materials": [{"pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, -1e39]}}]}"#;
     let e = check_numbers(json).unwrap_err();
     let text = e.to_string();
     assert!(
@@ -172,6 +200,11 @@ fn numbers_past_the_f32_range_are_named_with_their_place() {
         "{text}"
     );
     check_numbers(br#"{"a": [3.4e38, -1, 0.5]}"#).unwrap();
+    // f32::MAX as serde_json writes it rounds up in f64, but still reads as f32::MAX.
+    check_numbers(br#"{"max": [340282346638528900000000000000000000000]}"#).unwrap();
     let whole = glb(r#"{"asset":{"version":"2.0"}}"#, &[0; 4]);
-    assert_eq!(json_text(&whole).trim_ascii_end(), br#"{"asset":{"version":"2.0"}}"#);
+    assert_eq!(
+        json_text(&whole).trim_ascii_end(),
+        br#"{"asset":{"version":"2.0"}}"#
+    );
 }
