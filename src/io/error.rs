@@ -119,7 +119,7 @@ fn without_os_code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Error, ErrorKind};
+    use std::io::Error;
 
     #[test]
     fn io_errors_are_words_without_os_codes() {
@@ -136,6 +136,6 @@ mod tests {
             "{}",
             io_words(&other)
         );
-        assert_eq!(io_words(&Error::new(ErrorKind::Other, "odd")), "odd");
+        assert_eq!(io_words(&Error::other("odd")), "odd");
     }
 }

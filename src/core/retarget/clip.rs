@@ -37,7 +37,7 @@ impl Retargeter {
     ) -> Result<Clip, RetargetError> {
         let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
         let span = f64::from(clip.duration_secs()) * f64::from(fps);
-        if !(span < MAX_FRAMES as f64) {
+        if span.is_nan() || span >= MAX_FRAMES as f64 {
             return Err(RetargetError::TooLong {
                 secs: clip.duration_secs(),
                 fps,
