@@ -91,12 +91,22 @@ impl Keyframe for Quat {
     fn scaled(self, k: f32) -> Self {
         Quat::from_vec4(Vec4::from(self) * k)
     }
-    /// In f64: a component near `f32::MAX` would square to an infinite f32 length.
     fn normalized_key(self) -> Option<Self> {
-        let q = self.as_dquat();
-        let len = q.length();
-        (len > 1e-6 && len.is_finite()).then(|| (q / len).as_quat())
+        normalised(self)
     }
+}
+
+/// `q` at unit length, or `None` for a zero one. A component near `f32::MAX` squares past
+/// the f32 range, so such a quaternion is measured in f64 (its f32 length is infinite and
+/// the division would give a zero rotation).
+pub fn normalised(q: Quat) -> Option<Quat> {
+    let len = q.length();
+    if len.is_finite() {
+        return (len > 1e-6).then(|| q / len);
+    }
+    let q = q.as_dquat();
+    let len = q.length();
+    (len.is_finite() && len > 1e-6).then(|| (q / len).as_quat())
 }
 
 /// Keys of one property of one joint. For CUBICSPLINE, `values` holds three entries per key,

@@ -46,35 +46,26 @@ fn ci(format: Format) {
     check(format, &campaign(format, seed, 0..cases, false));
 }
 
-#[test]
-fn glb() {
-    ci(Format::Glb);
+/// One CI test per format, so that the test threads share them out.
+macro_rules! ci_tests {
+    ($($name:ident: $format:expr),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                ci($format);
+            }
+        )*
+    };
 }
 
-#[test]
-fn gltf_data_uri() {
-    ci(Format::Gltf);
-}
-
-#[test]
-fn vrm() {
-    ci(Format::Vrm);
-}
-
-#[test]
-fn bvh() {
-    ci(Format::Bvh);
-}
-
-#[test]
-fn fbx() {
-    ci(Format::Fbx);
-}
-
-#[test]
-fn project() {
-    ci(Format::Project);
-}
+ci_tests!(
+    glb: Format::Glb,
+    gltf_data_uri: Format::Gltf,
+    vrm: Format::Vrm,
+    bvh: Format::Bvh,
+    fbx: Format::Fbx,
+    project: Format::Project,
+);
 
 /// At least a million cases over every format and every bundled asset, with cases per
 /// second printed per format and overall.

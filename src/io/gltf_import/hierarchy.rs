@@ -118,16 +118,9 @@ impl Hierarchy {
     }
 }
 
-/// In f64: a component near `f32::MAX` squares past the f32 range, and its f32 length
-/// would be infinite (and the rotation zero).
 fn normalise_rotation(q: Quat, node: usize, name: &str) -> Result<Quat, Problem> {
-    let q = q.as_dquat();
-    let len = q.length();
-    if !(len >= 1e-6 && len.is_finite()) {
-        return Err(Problem::BadData {
-            what: format!("node {node} ('{name}')"),
-            reason: "its rotation quaternion has zero length".into(),
-        });
-    }
-    Ok((q / len).as_quat())
+    crate::core::clip::normalised(q).ok_or_else(|| Problem::BadData {
+        what: format!("node {node} ('{name}')"),
+        reason: "its rotation quaternion has zero length".into(),
+    })
 }

@@ -353,11 +353,17 @@ fn expect(
 /// With the buffers read: every accessor has elements and its bytes lie inside its buffer
 /// view and buffer, so that the crate's readers, which slice without checking, cannot panic.
 pub fn check_ranges(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Result<(), Invalid> {
-    for view in doc.views() {
-        check_view(&view, buffers)?;
-    }
+    // Only the views accessors read: an image's view is the texture reader's to judge (a
+    // bad one leaves the mesh untextured with a warning).
     for acc in doc.accessors() {
         let what = format!("accessor {}", acc.index());
+        let sparse = acc.sparse();
+        let sparse_views = sparse
+            .iter()
+            .flat_map(|s| [s.indices().view(), s.values().view()]);
+        for view in acc.view().into_iter().chain(sparse_views) {
+            check_view(&view, buffers)?;
+        }
         // The readers compute `count - 1`.
         if acc.count() == 0 || acc.sparse().is_some_and(|s| s.count() == 0) {
             return Err(data(what, "it has a count of 0; glTF needs at least 1"));

@@ -67,6 +67,17 @@ pub fn mutate(rng: &mut Rng, data: &mut Vec<u8>) {
     }
 }
 
+/// A copy of `original`, truncated one time in two, else raw-mutated.
+pub fn cut_or_flip(rng: &mut Rng, original: &[u8]) -> Vec<u8> {
+    let mut out = original.to_vec();
+    if rng.one_in(2) {
+        truncate(rng, &mut out);
+    } else {
+        mutate(rng, &mut out);
+    }
+    out
+}
+
 /// Cut short: often near the end or the start, where headers and last records live.
 pub fn truncate(rng: &mut Rng, data: &mut Vec<u8>) {
     let len = data.len();

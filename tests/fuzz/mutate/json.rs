@@ -3,6 +3,7 @@
 //! base64 payload of a `.gltf` data URI.
 
 use super::bytes;
+use super::glb::Glb;
 use crate::rng::Rng;
 use serde_json::Value;
 
@@ -183,54 +184,6 @@ fn mutate_data_uri(rng: &mut Rng, uri: &str) -> String {
     format!("{head},{}", base64::encode(&data))
 }
 
-/// A GLB split into its JSON and BIN chunks.
-pub struct Glb {
-    pub json: Value,
-    pub bin: Vec<u8>,
-}
-
-impl Glb {
-    pub fn parse(bytes: &[u8]) -> Option<Glb> {
-        let u32_at = |i: usize| -> Option<usize> {
-            Some(u32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?) as usize)
-        };
-        let json_len = u32_at(12)?;
-        let json = serde_json::from_slice(bytes.get(20..20 + json_len)?).ok()?;
-        let bin_at = 20 + json_len;
-        let bin = match u32_at(bin_at) {
-            Some(len) => bytes.get(bin_at + 8..bin_at + 8 + len)?.to_vec(),
-            None => Vec::new(),
-        };
-        Some(Glb { json, bin })
-    }
-
-    /// The container with honest lengths and four-byte padding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut json = serde_json::to_vec(&self.json).unwrap_or_default();
-        while json.len() % 4 != 0 {
-            json.push(b' ');
-        }
-        let mut bin = self.bin.clone();
-        while bin.len() % 4 != 0 {
-            bin.push(0);
-        }
-        let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(&json);
-        if !bin.is_empty() {
-            out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-            out.extend_from_slice(b"BIN\0");
-            out.extend_from_slice(&bin);
-        }
-        out
-    }
-}
-
 /// A mutant of a GLB (glTF binary, VRM, VRMA).
 pub fn mutate_glb(rng: &mut Rng, original: &[u8], parsed: &Glb) -> Vec<u8> {
     match rng.below(10) {
@@ -273,16 +226,7 @@ pub fn mutate_glb(rng: &mut Rng, original: &[u8], parsed: &Glb) -> Vec<u8> {
             }
             out
         }
-        8 => {
-            let mut out = original.to_vec();
-            bytes::truncate(rng, &mut out);
-            out
-        }
-        _ => {
-            let mut out = original.to_vec();
-            bytes::mutate(rng, &mut out);
-            out
-        }
+        _ => bytes::cut_or_flip(rng, original),
     }
 }
 
@@ -296,16 +240,7 @@ pub fn mutate_gltf(rng: &mut Rng, original: &[u8], parsed: &Value) -> Vec<u8> {
             }
             serde_json::to_vec(&json).unwrap_or_default()
         }
-        8 => {
-            let mut out = original.to_vec();
-            bytes::truncate(rng, &mut out);
-            out
-        }
-        _ => {
-            let mut out = original.to_vec();
-            bytes::mutate(rng, &mut out);
-            out
-        }
+        _ => bytes::cut_or_flip(rng, original),
     }
 }
 

@@ -2,6 +2,10 @@
 
 pub mod bytes;
 pub mod fbx;
+/// The e2e tests' GLB container reader and writer, shared rather than copied.
+#[allow(dead_code)]
+#[path = "../../e2e/common/file_variants/glb.rs"]
+pub mod glb;
 pub mod json;
 pub mod ron;
 pub mod text;
@@ -56,7 +60,7 @@ pub struct Seed {
 }
 
 enum Parsed {
-    Glb(json::Glb),
+    Glb(glb::Glb),
     Json(serde_json::Value),
     FbxFields(Vec<fbx::Field>),
     Text(String),

@@ -43,16 +43,7 @@ const WORDS: &[&str] = &[
 
 pub fn mutate(rng: &mut Rng, original: &str) -> Vec<u8> {
     match rng.below(12) {
-        0 => {
-            let mut out = original.as_bytes().to_vec();
-            bytes::mutate(rng, &mut out);
-            out
-        }
-        1 => {
-            let mut out = original.as_bytes().to_vec();
-            bytes::truncate(rng, &mut out);
-            out
-        }
+        0 | 1 => bytes::cut_or_flip(rng, original.as_bytes()),
         _ => {
             let mut s = text::mutate(rng, original, WORDS);
             if rng.one_in(3) {
