@@ -138,8 +138,9 @@ impl ProjectFile {
         struct VersionOnly {
             version: u32,
         }
+        // With ron's recursion limit: a file of 100,000 open brackets must be an error, not
+        // a stack overflow.
         let version = ron::Options::default()
-            .without_recursion_limit()
             .from_str::<ron::Value>(text)
             .ok()
             .and_then(|v| v.into_rust::<VersionOnly>().ok())

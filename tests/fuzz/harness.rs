@@ -151,9 +151,11 @@ impl Drop for Watchdog {
     }
 }
 
-/// A directory of the format's own under the target directory, emptied.
-pub fn work_dir(format: Format) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-{}", format.name()));
+/// A directory of its own under the target directory, emptied: `purpose` keeps tests that
+/// run at once out of each other's way.
+pub fn work_dir(purpose: &str, format: Format) -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-{purpose}-{}", format.name()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("fuzz work dir");
     dir
@@ -163,7 +165,7 @@ pub fn work_dir(format: Format) -> PathBuf {
 /// only the small ones.
 pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: bool) -> Report {
     install_panic_hook();
-    let work = work_dir(format);
+    let work = work_dir("cases", format);
     let seeds = corpus::seeds(format, every, &work);
     let dog = Watchdog::start();
     let mut report = Report::default();

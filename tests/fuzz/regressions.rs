@@ -18,8 +18,7 @@ fn every_regression_gives_a_clean_error_or_finite_output() {
         let Ok(entries) = std::fs::read_dir(dir().join(format.name())) else {
             continue;
         };
-        let work = work_dir(format).join("regressions");
-        std::fs::create_dir_all(&work).unwrap();
+        let work = work_dir("regressions", format);
         if format == Format::Project {
             corpus::prepare_project_dir(&work);
         }

@@ -69,9 +69,7 @@ enum Parsed {
 impl Seed {
     pub fn new(format: Format, name: &str, bytes: Vec<u8>) -> Seed {
         let parsed = match format {
-            Format::Glb | Format::Vrm => {
-                Parsed::Glb(json::Glb::parse(&bytes).unwrap_or_else(|| panic!("{name} is a GLB")))
-            }
+            Format::Glb | Format::Vrm => Parsed::Glb(glb::Glb::parse(&bytes)),
             Format::Gltf => Parsed::Json(
                 serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")),
             ),
@@ -100,6 +98,9 @@ impl Seed {
                     bytes::mutate(rng, &mut out);
                     return out;
                 }
+                if rng.one_in(50) {
+                    return deep_chain(rng, t).into_bytes();
+                }
                 let mut s = text::mutate(rng, t, BVH_WORDS);
                 if rng.one_in(4) {
                     s = text::mutate(rng, &s, BVH_WORDS);
@@ -108,6 +109,25 @@ impl Seed {
             }
         }
     }
+}
+
+/// A chain of channel-less joints hung under the root, deep enough to find recursion and
+/// quadratic work over the hierarchy.
+fn deep_chain(rng: &mut Rng, text: &str) -> String {
+    let Some(at) = text
+        .find("CHANNELS")
+        .and_then(|c| text[c..].find('\n').map(|n| c + n + 1))
+    else {
+        return text.to_owned();
+    };
+    let depth = *rng.pick(&[100, 1_000, 10_000]);
+    let mut chain = String::new();
+    for k in 0..depth {
+        chain.push_str(&format!("JOINT deep{k}\n{{\nOFFSET 0 0.1 0\nCHANNELS 0\n"));
+    }
+    chain.push_str("End Site\n{\nOFFSET 0 0.1 0\n}\n");
+    chain.push_str(&"}\n".repeat(depth));
+    format!("{}{chain}{}", &text[..at], &text[at..])
 }
 
 const BVH_WORDS: &[&str] = &[
