@@ -98,7 +98,7 @@ impl Seed {
                     bytes::mutate(rng, &mut out);
                     return out;
                 }
-                if rng.one_in(50) {
+                if rng.one_in(200) {
                     return deep_chain(rng, t).into_bytes();
                 }
                 let mut s = text::mutate(rng, t, BVH_WORDS);
@@ -120,7 +120,7 @@ fn deep_chain(rng: &mut Rng, text: &str) -> String {
     else {
         return text.to_owned();
     };
-    let depth = *rng.pick(&[100, 1_000, 10_000]);
+    let depth = *rng.pick(&[100, 1_000, 5_000]);
     let mut chain = String::new();
     for k in 0..depth {
         chain.push_str(&format!("JOINT deep{k}\n{{\nOFFSET 0 0.1 0\nCHANNELS 0\n"));
