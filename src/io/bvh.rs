@@ -339,8 +339,12 @@ fn parse_motion_header(lines: &mut Lines<'_>) -> Result<(usize, f32, usize), Pro
         return Err(err(line2, "expected 'Frame Time: seconds'"));
     }
     let frame_time = number(t[2], line2)?;
-    if frame_time <= 0.0 {
-        return Err(err(line2, "the frame time must be above zero"));
+    // 1 µs at the least: a subnormal frame time gives an infinite frame rate.
+    if frame_time < 1e-6 {
+        return Err(err(
+            line2,
+            "the frame time must be above zero (at least 0.000001 s)",
+        ));
     }
     Ok((frames, frame_time, line))
 }
