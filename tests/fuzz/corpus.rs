@@ -51,8 +51,8 @@ fn large(format: Format) -> &'static [&'static str] {
     }
 }
 
-/// The seeds of `format`; `every` adds the large bundled assets. A project seed is made in
-/// `work` (which then holds the files it names).
+/// The seeds of `format`, each with its session partner; `every` adds the large bundled
+/// assets. A project seed is made in `work` (which then holds the files it names).
 pub fn seeds(format: Format, every: bool, work: &Path) -> Vec<(Seed, PathBuf)> {
     if format == Format::Project {
         let (name, path) = project_seed(work);
@@ -68,9 +68,18 @@ pub fn seeds(format: Format, every: bool, work: &Path) -> Vec<(Seed, PathBuf)> {
             let path = asset(rel);
             let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (Seed::new(format, &name, bytes), path)
+            (Seed::new(format, &name, bytes), asset(partner(rel)))
         })
         .collect()
+}
+
+/// The unmutated file on the other side of a mutant's session: the seed itself, but for a
+/// character without a clip, which takes its motion from a file of its kind that has one.
+pub fn partner(rel: &str) -> &str {
+    match rel {
+        "vrm/cryptovoxels.vrm" => "vrm/three-vrm_test.vrma",
+        _ => rel,
+    }
 }
 
 /// Copies the sides into `work` and writes the project an automatic session of them makes.

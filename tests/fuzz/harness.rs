@@ -4,7 +4,7 @@
 use crate::corpus;
 use crate::mutate::Format;
 use crate::rng::Rng;
-use crate::run::{Outcome, run};
+use crate::run::{Outcome, Plan, run};
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -189,7 +189,11 @@ pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: b
         let _ = std::fs::write(work.join("current-case.txt"), &id);
         dog.watch(Some(id));
         let t = Instant::now();
-        let result = run_caught(format, &case_path, original, index);
+        let plan = Plan {
+            variant: index,
+            few_frames: every,
+        };
+        let result = run_caught(format, &case_path, original, plan);
         let took = t.elapsed();
         dog.watch(None);
         report.cases += 1;
@@ -226,11 +230,11 @@ pub fn run_caught(
     format: Format,
     case: &Path,
     original: &Path,
-    variant: u64,
+    plan: Plan,
 ) -> Result<Outcome, String> {
     install_panic_hook();
     IN_CASE.with(|c| *c.borrow_mut() = true);
-    let result = catch_unwind(AssertUnwindSafe(|| run(format, case, original, variant)));
+    let result = catch_unwind(AssertUnwindSafe(|| run(format, case, original, plan)));
     IN_CASE.with(|c| *c.borrow_mut() = false);
     match result {
         Ok(r) => r,

@@ -4,6 +4,7 @@
 use crate::corpus;
 use crate::harness::{run_caught, work_dir};
 use crate::mutate::Format;
+use crate::run::Plan;
 use std::path::PathBuf;
 
 fn dir() -> PathBuf {
@@ -27,10 +28,14 @@ fn every_regression_gives_a_clean_error_or_finite_output() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let case = work.join(&name);
             std::fs::copy(&path, &case).unwrap();
-            let original = corpus::asset(original_of(format, &name));
+            let original = corpus::asset(original_of(format));
             count += 1;
             for variant in 0..6 {
-                if let Err(p) = run_caught(format, &case, &original, variant) {
+                let plan = Plan {
+                    variant,
+                    few_frames: false,
+                };
+                if let Err(p) = run_caught(format, &case, &original, plan) {
                     failures.push(format!("{}/{name} (variant {variant}): {p}", format.name()));
                 }
             }
@@ -41,11 +46,10 @@ fn every_regression_gives_a_clean_error_or_finite_output() {
 }
 
 /// The unmutated file that a regression of `format` pairs with in a session.
-fn original_of(format: Format, name: &str) -> &'static str {
+fn original_of(format: Format) -> &'static str {
     match format {
         Format::Glb => "gltf/RiggedFigure_unnamed.glb",
         Format::Gltf => "fuzz/RiggedFigure_data_uri.gltf",
-        Format::Vrm if name.ends_with(".vrm") => "vrm/cryptovoxels.vrm",
         Format::Vrm => "vrm/three-vrm_test.vrma",
         Format::Bvh | Format::Project => "fuzz/walk_12_frames.bvh",
         Format::Fbx => "fbx/maya2019_sausage_no_bindpose_7500_ascii.fbx",

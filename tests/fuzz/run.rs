@@ -17,9 +17,19 @@ pub enum Outcome {
     Accepted,
 }
 
+/// How a case is run: `variant` picks which side the mutant takes and the export kind;
+/// `few_frames` retargets about 30 frames of the clip, not all at its own rate (the long
+/// run's large seeds: a 23 s clip at 120 fps would take seconds a case).
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub variant: u64,
+    pub few_frames: bool,
+}
+
 /// Runs the mutant at `case` (already written). `original` is the unmutated seed, the other
-/// side of the session; `variant` picks which side the mutant takes and the export kind.
-pub fn run(format: Format, case: &Path, original: &Path, variant: u64) -> Result<Outcome, String> {
+/// side of the session.
+pub fn run(format: Format, case: &Path, original: &Path, plan: Plan) -> Result<Outcome, String> {
+    let variant = plan.variant;
     // A project's errors may name the file of a side it points to, beside it.
     let names: &[&Path] = if format == Format::Project {
         &[case, case.parent().unwrap()]
@@ -51,7 +61,7 @@ pub fn run(format: Format, case: &Path, original: &Path, variant: u64) -> Result
         Err(Ok(())) => return Ok(Outcome::Rejected),
         Err(Err(broken)) => return Err(broken),
     };
-    match retarget_and_export(&session, names, variant) {
+    match retarget_and_export(&session, names, plan) {
         Ok(()) | Err(Ok(())) => Ok(Outcome::Accepted),
         Err(Err(broken)) => Err(broken),
     }
@@ -80,11 +90,17 @@ fn named(e: &dyn std::fmt::Display, files: &[&Path]) -> Result<(), String> {
 fn retarget_and_export(
     session: &Session,
     names: &[&Path],
-    variant: u64,
+    plan: Plan,
 ) -> Result<(), Result<(), String>> {
-    let case = names[0];
+    let (case, variant) = (names[0], plan.variant);
+    let fps = session
+        .source_clip(None)
+        .ok()
+        .filter(|_| plan.few_frames)
+        .map(|c| 30.0 / c.duration_secs().max(1e-3))
+        .filter(|&f| f.is_finite() && f > 0.0);
     let clip = session
-        .retarget_clip(None, None)
+        .retarget_clip(None, fps)
         .map_err(|e| named(&e, names))?;
     let target = session.target.skeleton();
     if let Some(p) = finite::clip(&clip).or_else(|| finite::poses(target, &clip)) {
@@ -99,7 +115,7 @@ fn retarget_and_export(
     let job = ExportJob {
         format,
         clips: vec![None],
-        fps: None,
+        fps,
         out: out.clone(),
         reduce: (variant % 4 == 3).then(KeyReduction::default),
         root_motion: None,
