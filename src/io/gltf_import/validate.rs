@@ -182,7 +182,31 @@ pub fn check_document(root: &gltf::json::Root) -> Result<(), Invalid> {
     if !errors.is_empty() {
         return Err(Invalid::Schema(errors));
     }
-    check_channel_targets(root)
+    check_channel_targets(root)?;
+    check_image_sources(root)?;
+    // The schema wants one node at least; the crate reads an empty list but writes the scene
+    // without one, which it then cannot read back.
+    if let Some(i) = root.scenes.iter().position(|s| s.nodes.is_empty()) {
+        return Err(data(
+            format!("scene {i}"),
+            "its node list is empty; glTF needs at least one node",
+        ));
+    }
+    Ok(())
+}
+
+/// The crate unwraps an image's `mimeType` when it has a `bufferView`, and its `uri` when
+/// it has none; glTF requires both.
+fn check_image_sources(root: &gltf::json::Root) -> Result<(), Invalid> {
+    for (i, image) in root.images.iter().enumerate() {
+        let problem = match (&image.buffer_view, &image.uri, &image.mime_type) {
+            (Some(_), _, None) => "it is stored in a buffer view but has no mimeType",
+            (None, None, _) => "it has neither a uri nor a bufferView",
+            _ => continue,
+        };
+        return Err(data(format!("image {i}"), problem));
+    }
+    Ok(())
 }
 
 fn words(error: &gltf::json::validation::Error) -> &'static str {

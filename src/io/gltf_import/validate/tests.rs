@@ -208,3 +208,34 @@ fn numbers_past_the_f32_range_are_named_with_their_place() {
         br#"{"asset":{"version":"2.0"}}"#
     );
 }
+
+#[test]
+fn images_the_crate_would_unwrap_are_refused() {
+    let e = check_document(&root(
+        r#"{"asset": {"version": "2.0"}, "buffers": [{"byteLength": 4}],
+        "bufferViews": [{"buffer": 0, "byteLength": 4}], "images": [{"bufferView": 0}]}"#,
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("image 0: it is stored in a buffer view but has no mimeType"),
+        "{e}"
+    );
+    let e = check_document(&root(r#"{"asset": {"version": "2.0"}, "images": [{}]}"#)).unwrap_err();
+    assert!(
+        e.to_string().contains("neither a uri nor a bufferView"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_scene_must_list_a_node() {
+    let e = check_document(&root(
+        r#"{"asset": {"version": "2.0"}, "scenes": [{"nodes": []}]}"#,
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("scene 0: its node list is empty"),
+        "{e}"
+    );
+}
