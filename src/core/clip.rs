@@ -92,9 +92,21 @@ impl Keyframe for Quat {
         Quat::from_vec4(Vec4::from(self) * k)
     }
     fn normalized_key(self) -> Option<Self> {
-        let len = self.length();
-        (len > 1e-6).then(|| self / len)
+        normalised(self)
     }
+}
+
+/// `q` at unit length, or `None` for a zero one. A component near `f32::MAX` squares past
+/// the f32 range, so such a quaternion is measured in f64 (its f32 length is infinite and
+/// the division would give a zero rotation).
+pub fn normalised(q: Quat) -> Option<Quat> {
+    let len = q.length();
+    if len.is_finite() {
+        return (len > 1e-6).then(|| q / len);
+    }
+    let q = q.as_dquat();
+    let len = q.length();
+    (len.is_finite() && len > 1e-6).then(|| (q / len).as_quat())
 }
 
 /// Keys of one property of one joint. For CUBICSPLINE, `values` holds three entries per key,
@@ -388,6 +400,17 @@ mod tests {
         // Slerp keeps constant angular speed: at s=0.25 the angle is a quarter of 2 rad.
         let q = t.sample(0.25);
         assert!(q.abs_diff_eq(Quat::from_rotation_y(0.5), 1e-6), "{q}");
+    }
+
+    #[test]
+    fn huge_rotation_keys_normalise_without_overflow() {
+        // Squared in f32, 3e38 is infinite and the key would become zero.
+        let q = Quat::from_xyzw(0.0, 0.0, 0.0, -3e38);
+        let t = Track::new(vec![0.0], vec![q], Interpolation::Linear).unwrap();
+        assert!(
+            t.value(0)
+                .abs_diff_eq(Quat::from_xyzw(0.0, 0.0, 0.0, -1.0), 1e-6)
+        );
     }
 
     #[test]

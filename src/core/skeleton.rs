@@ -48,7 +48,20 @@ pub enum SkeletonError {
     },
     #[error("the container transform is not finite")]
     NonFiniteContainer,
+    #[error(
+        "joint {index} ('{name}') lies or scales beyond {MAX_EXTENT:e} units in the {what} \
+         pose: the file's numbers are too large for a figure"
+    )]
+    TooLarge {
+        index: usize,
+        name: String,
+        what: &'static str,
+    },
 }
+
+/// The largest entry a joint's world matrix may have (skeleton space, rest or bind): past
+/// it, inverting and composing matrices overflows `f32` and the solve returns NaN.
+pub const MAX_EXTENT: f32 = 1e9;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skeleton {
@@ -112,7 +125,26 @@ impl Skeleton {
             s.bind.push(j.bind);
             s.humanoid.push(j.humanoid);
         }
+        s.check_extent()?;
         Ok(s)
+    }
+
+    /// Every rest and bind world matrix is finite and within [`MAX_EXTENT`].
+    fn check_extent(&self) -> Result<(), SkeletonError> {
+        let within = |m: &Mat4| m.to_cols_array().iter().all(|v| v.abs() <= MAX_EXTENT);
+        for (what, pose) in [
+            ("rest", crate::core::Pose::rest(self)),
+            ("bind", crate::core::Pose::bind(self)),
+        ] {
+            if let Some(index) = pose.world_matrices(self).iter().position(|m| !within(m)) {
+                return Err(SkeletonError::TooLarge {
+                    index,
+                    name: self.names[index].clone(),
+                    what,
+                });
+            }
+        }
+        Ok(())
     }
 
     pub fn len(&self) -> usize {
@@ -260,6 +292,18 @@ mod tests {
         assert!(matches!(err, SkeletonError::ParentOrder { index: 1, .. }));
         let self_parent = Skeleton::new("s", Mat4::IDENTITY, vec![joint("a", Some(0))]);
         assert!(self_parent.is_err());
+    }
+
+    #[test]
+    fn rejects_joints_too_far_out_to_compose() {
+        // Finite, but a chain of them overflows f32 once matrices are inverted.
+        let far = JointDef::new("far", None, Transform::from_translation(Vec3::Z * 1e38));
+        let err = Skeleton::new("s", Mat4::IDENTITY, vec![far, joint("b", Some(0))]).unwrap_err();
+        assert!(
+            matches!(err, SkeletonError::TooLarge { index: 0, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("too large"), "{err}");
     }
 
     #[test]

@@ -87,7 +87,8 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
     let joints = parse_hierarchy(&mut lines)?;
     let (frame_count, frame_time, motion_line) = parse_motion_header(&mut lines)?;
     let channel_total: usize = joints.iter().map(|j| j.channels.len()).sum();
-    let mut frames: Vec<Vec<f32>> = Vec::with_capacity(frame_count);
+    // The count is the file's word: reserve no more than its lines can hold.
+    let mut frames: Vec<Vec<f32>> = Vec::with_capacity(frame_count.min(text.len() / 2));
     let mut warnings = Vec::new();
     for (line, tokens) in lines {
         if frames.len() == frame_count {
@@ -338,8 +339,12 @@ fn parse_motion_header(lines: &mut Lines<'_>) -> Result<(usize, f32, usize), Pro
         return Err(err(line2, "expected 'Frame Time: seconds'"));
     }
     let frame_time = number(t[2], line2)?;
-    if frame_time <= 0.0 {
-        return Err(err(line2, "the frame time must be above zero"));
+    // 1 µs at the least: a subnormal frame time gives an infinite frame rate.
+    if frame_time < 1e-6 {
+        return Err(err(
+            line2,
+            "the frame time must be above zero (at least 0.000001 s)",
+        ));
     }
     Ok((frames, frame_time, line))
 }

@@ -20,9 +20,9 @@ pub struct ProjectError {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectProblem {
-    #[error("cannot read the project: {0}")]
+    #[error("cannot read the project: {}", crate::io::error::io_words(.0))]
     Read(#[source] std::io::Error),
-    #[error("cannot write the project: {0}")]
+    #[error("cannot write the project: {}", crate::io::error::io_words(.0))]
     Write(#[source] std::io::Error),
     #[error("not a valid project file: {0}")]
     Parse(String),
@@ -144,8 +144,9 @@ impl ProjectFile {
         struct VersionOnly {
             version: u32,
         }
+        // With ron's recursion limit: a file of 100,000 open brackets must be an error, not
+        // a stack overflow.
         let version = ron::Options::default()
-            .without_recursion_limit()
             .from_str::<ron::Value>(text)
             .ok()
             .and_then(|v| v.into_rust::<VersionOnly>().ok())

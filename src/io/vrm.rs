@@ -13,7 +13,27 @@ pub struct HumanoidTable {
     pub unknown: Vec<String>,
 }
 
+/// The table, with entries naming nodes the file does not have set aside as unknown.
 pub fn humanoid_table(doc: &gltf::Document) -> Option<HumanoidTable> {
+    let mut table = read_table(doc)?;
+    let nodes = doc.nodes().len();
+    let mut past: Vec<(usize, HumanBone)> = table
+        .bones
+        .iter()
+        .filter(|&(&node, _)| node >= nodes)
+        .map(|(&node, &bone)| (node, bone))
+        .collect();
+    past.sort_by_key(|&(node, _)| node);
+    for (node, bone) in past {
+        table.bones.remove(&node);
+        table.unknown.push(format!(
+            "{bone:?} (node {node}, past the file's {nodes} nodes)"
+        ));
+    }
+    Some(table)
+}
+
+fn read_table(doc: &gltf::Document) -> Option<HumanoidTable> {
     if let Some(ext) = doc.extension_value("VRMC_vrm") {
         return Some(keyed_table(ext, Format::Vrm1));
     }

@@ -70,6 +70,15 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Retarget(#[from] RetargetError),
+    /// A clip that cannot be retargeted: either file's numbers may be the cause.
+    #[error("{} onto {}: clip '{clip}': {source}", source_file.display(), target_file.display())]
+    Solve {
+        source_file: PathBuf,
+        target_file: PathBuf,
+        clip: String,
+        #[source]
+        source: RetargetError,
+    },
     #[error(transparent)]
     Export(#[from] crate::io::ExportError),
     #[error("cancelled")]
@@ -341,12 +350,18 @@ impl Session {
         let options = RetargetClipOptions {
             fps: fps.or(self.export.fps),
         };
-        Ok(r.retarget_clip(
+        r.retarget_clip(
             self.source.skeleton(),
             clip,
             self.target.skeleton(),
             &options,
-        ))
+        )
+        .map_err(|source| SessionError::Solve {
+            source_file: self.source.path.clone(),
+            target_file: self.target.path.clone(),
+            clip: clip.name.clone(),
+            source,
+        })
     }
 
     /// The map with joints by name, as project and map files store it.

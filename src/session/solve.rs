@@ -54,7 +54,13 @@ impl Session {
             clip,
             self.target.skeleton(),
             &options,
-        );
+        )
+        .map_err(|source| SessionError::Solve {
+            source_file: self.source.path.clone(),
+            target_file: self.target.path.clone(),
+            clip: clip.name.clone(),
+            source,
+        })?;
         let names = self.target.skeleton().names();
         Ok(r.last_plant()
             .contacts

@@ -19,10 +19,18 @@ fn truncated_glb_at_many_lengths() {
         assert!(
             matches!(
                 e.problem,
-                Problem::CorruptGlb(_) | Problem::NotGltf(_) | Problem::Buffers(_)
+                Problem::CorruptGlb(_)
+                    | Problem::NotGltf(_)
+                    | Problem::Buffers(_)
+                    | Problem::Gltf(_)
             ),
             "cut at {cut}: {m}"
         );
+        // In words, not the `gltf` crate's `Length { length, length_read }`.
+        assert!(!m.contains("length_read"), "cut at {cut}: {m}");
+        if cut >= 12 {
+            assert!(m.contains("the file is truncated"), "cut at {cut}: {m}");
+        }
     }
 }
 
@@ -47,6 +55,10 @@ fn missing_file() {
     let e = retarget_studio::io::load(&path, &ImportOptions::default()).unwrap_err();
     assert!(matches!(e.problem, Problem::Read(_)));
     assert!(message(&e).contains("does-not-exist.glb"));
+    assert!(
+        message(&e).ends_with("cannot read the file: no such file"),
+        "{e}"
+    );
 }
 
 fn gltf_json(nodes: &str, extra: &str) -> Vec<u8> {
@@ -100,7 +112,7 @@ fn accessor_reaching_past_its_buffer() {
         "skins": [{"joints": [0], "inverseBindMatrices": 0}]"#;
     let json = gltf_json(r#"[{"name": "a"}]"#, extra);
     let e = load_err_bytes("liar.gltf", &json);
-    assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
+    assert!(matches!(e.problem, Problem::Gltf(_)), "{e}");
     assert!(message(&e).contains("accessor 0"), "{e}");
 }
 
@@ -113,7 +125,7 @@ fn accessors_the_gltf_readers_would_panic_on() {
         "skins": [{"joints": [0], "inverseBindMatrices": 0}]"#;
     let e = load_err_bytes("zero.gltf", &gltf_json(r#"[{"name": "a"}]"#, zero));
     assert!(
-        matches!(e.problem, Problem::BadData { .. } | Problem::NotGltf(_)),
+        matches!(e.problem, Problem::Gltf(_) | Problem::NotGltf(_)),
         "{e}"
     );
     let strided = zero.replace(r#""count": 0"#, r#""count": 1"#).replace(
@@ -121,7 +133,7 @@ fn accessors_the_gltf_readers_would_panic_on() {
         r#""byteLength": 64, "byteStride": 4}]"#,
     );
     let e = load_err_bytes("stride.gltf", &gltf_json(r#"[{"name": "a"}]"#, &strided));
-    assert!(matches!(e.problem, Problem::BadData { .. }), "{e}");
+    assert!(matches!(e.problem, Problem::Gltf(_)), "{e}");
     assert!(message(&e).contains("stride"), "{e}");
 }
 
@@ -221,6 +233,10 @@ fn bvh_with_fewer_frames_than_declared() {
     let text = format!("{GOOD_HEADER}MOTION\nFrames: 3\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n");
     let (_, m) = bvh_err(&text);
     assert!(m.contains("'Frames: 3' but the file holds only 1"), "{m}");
+    // A count no memory could hold is an error, not an allocation failure.
+    let huge = text.replace("Frames: 3", "Frames: 18446744073709551615");
+    let (_, m) = bvh_err(&huge);
+    assert!(m.contains("but the file holds only 1"), "{m}");
 }
 
 #[test]

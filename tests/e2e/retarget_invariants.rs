@@ -38,6 +38,7 @@ fn retarget(source: &Skeleton, clip: &Clip, target: &Skeleton, map: &BoneMap) ->
     )
     .unwrap();
     r.retarget_clip(source, clip, target, &RetargetClipOptions::default())
+        .unwrap()
 }
 
 /// World joint positions of `clip` on `skeleton` at each of its key times.

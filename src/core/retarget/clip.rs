@@ -1,9 +1,9 @@
 //! Whole clips: sample the source at the output rate, solve each frame, key the result.
 
-use super::Retargeter;
+use super::{MAX_FRAMES, RetargetError, Retargeter};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
-use crate::core::skeleton::Skeleton;
+use crate::core::skeleton::{MAX_EXTENT, Skeleton};
 use glam::Quat;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -26,17 +26,26 @@ impl Retargeter {
     /// Retargets `clip` (of `source`) into a clip of the target skeleton. Every target joint
     /// gets a rotation track; joints whose translation or scale differ from the target's
     /// rest, or that follow the source's translation, get those tracks too, so the clip
-    /// plays right on the target file's own nodes.
+    /// plays right on the target file's own nodes. Refuses a clip longer than
+    /// [`MAX_FRAMES`], and a solve that overflows (a source with absurdly large numbers).
     pub fn retarget_clip(
         &mut self,
         source: &Skeleton,
         clip: &Clip,
         target: &Skeleton,
         options: &RetargetClipOptions,
-    ) -> Clip {
-        self.fit_clip(source, clip);
+    ) -> Result<Clip, RetargetError> {
         let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
-        let frames = (clip.duration_secs() * fps).round() as usize + 1;
+        let span = f64::from(clip.duration_secs()) * f64::from(fps);
+        if span.is_nan() || span >= MAX_FRAMES as f64 {
+            return Err(RetargetError::TooLong {
+                secs: clip.duration_secs(),
+                fps,
+                frames: span.round() + 1.0,
+            });
+        }
+        self.fit_clip(source, clip);
+        let frames = span.round() as usize + 1;
         // Spread frames evenly over the clip's own span, so that at the source's rate the
         // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
         let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
@@ -52,6 +61,7 @@ impl Retargeter {
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
         let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
         let source_container = glam::Mat4::from(self.source_container);
+        let mut worlds = vec![glam::Mat4::IDENTITY; n];
         for &t in &times {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
@@ -70,7 +80,14 @@ impl Retargeter {
         }
         let mut rotations = vec![Vec::with_capacity(frames); n];
         let mut translations = vec![Vec::with_capacity(frames); n];
-        for pose in &poses {
+        for (pose, &t) in poses.iter().zip(&times) {
+            pose.world_matrices_into(target, &mut worlds);
+            if let Some(j) = worlds.iter().position(|m| !within_extent(m)) {
+                return Err(RetargetError::Overflow {
+                    joint: target.names()[j].clone(),
+                    time: t,
+                });
+            }
             for j in 0..n {
                 rotations[j].push(pose.rotations[j]);
                 translations[j].push(pose.translations[j]);
@@ -97,7 +114,7 @@ impl Retargeter {
                 }
             })
             .collect();
-        Clip::new(clip.name.clone(), tracks, Some(fps))
+        Ok(Clip::new(clip.name.clone(), tracks, Some(fps)))
     }
 }
 
@@ -124,9 +141,16 @@ impl Retargeter {
     }
 }
 
+/// Finite and within what a skeleton may hold ([`MAX_EXTENT`]) once a writer has changed
+/// its unit (metres to millimetres), so that the clip written reads back.
+fn within_extent(m: &glam::Mat4) -> bool {
+    m.to_cols_array()
+        .iter()
+        .all(|v| v.abs() <= MAX_EXTENT / 1000.0)
+}
+
 fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {
-    // Times are sorted and values finite by construction: the solver only composes unit
-    // quaternions and finite translations.
+    // Times are sorted by construction and values were checked finite frame by frame.
     Track::new(times.to_vec(), values, Interpolation::Linear)
         .unwrap_or_else(|e| unreachable!("retargeted keys are valid: {e}"))
 }

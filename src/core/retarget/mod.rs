@@ -40,7 +40,22 @@ pub enum RetargetError {
         joint: usize,
         len: usize,
     },
+    #[error(
+        "the clip spans {secs} s: at {fps} fps that is {frames} frames, more than the \
+         {MAX_FRAMES} a retarget writes"
+    )]
+    TooLong { secs: f32, fps: f32, frames: f64 },
+    #[error(
+        "the solved pose of target joint '{joint}' at {time} s is not finite or lies beyond \
+         {:e} units: the source's numbers are too large to retarget",
+        crate::core::skeleton::MAX_EXTENT / 1000.0
+    )]
+    Overflow { joint: String, time: f32 },
 }
+
+/// The most frames one retarget writes: 2.3 hours at 120 fps. A clip whose keys claim more
+/// is a broken file, and sampling it would take all memory.
+pub const MAX_FRAMES: usize = 1_000_000;
 
 /// A target joint whose translation follows the source.
 #[derive(Clone, Debug)]

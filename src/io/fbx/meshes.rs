@@ -10,6 +10,16 @@ use crate::io::asset::{MeshPrimitive, SkinnedMesh};
 use glam::{Mat4, Vec3};
 use std::collections::HashMap;
 
+/// Whether every number the viewer and the exporter would use is finite.
+fn is_finite(mesh: &SkinnedMesh) -> bool {
+    mesh.inverse_bind.iter().all(Mat4::is_finite)
+        && mesh.primitives.iter().all(|p| {
+            p.positions.iter().chain(&p.normals).all(|v| v.is_finite())
+                && p.weights.iter().flatten().all(|w| w.is_finite())
+                && p.uvs.iter().flatten().all(|w| w.is_finite())
+        })
+}
+
 /// How a mesh's vertices follow the skeleton.
 enum Weighting<'a> {
     /// Per vertex, from the skin deformer; `cluster_joint` maps cluster index to joint.
@@ -52,12 +62,20 @@ pub(super) fn read_meshes(
                 primitive(mesh, part, &weighting, look)
             })
             .collect();
-        out.push(SkinnedMesh {
+        let mesh = SkinnedMesh {
             name,
             skeleton: 0,
             inverse_bind,
             primitives,
-        });
+        };
+        if !is_finite(&mesh) {
+            warnings.push(format!(
+                "mesh '{}' has a NaN or infinite vertex, weight or bind matrix; not shown",
+                mesh.name
+            ));
+            continue;
+        }
+        out.push(mesh);
     }
     out
 }

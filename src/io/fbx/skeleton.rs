@@ -199,7 +199,14 @@ pub(super) fn build(
             // A root hung from another node than the first root: its world, in the container.
             None => Transform::from_mat4(inverse_container * mat4(&node.node_to_world)),
         };
-        let parent_bind = parent.map_or(container, |p| bind_worlds[p]);
+        // A mutated file can order a joint before its parent: refuse rather than index.
+        let parent_bind = match parent {
+            None => container,
+            Some(p) => *bind_worlds.get(p).ok_or_else(|| Problem::BadData {
+                what: format!("joint '{}'", node.element.name),
+                reason: "it comes before its parent in the hierarchy".into(),
+            })?,
+        };
         let bind_world = links
             .get(&n)
             .copied()

@@ -59,20 +59,7 @@ impl Hierarchy {
             locals.push(local);
             local_matrices.push(matrix);
         }
-        for (start, name) in names.iter().enumerate() {
-            let mut steps = 0;
-            let mut at = start;
-            while let Some(p) = parents[at] {
-                steps += 1;
-                if steps > n {
-                    return Err(Problem::ParentCycle {
-                        node: start,
-                        name: name.clone(),
-                    });
-                }
-                at = p;
-            }
-        }
+        check_acyclic(&parents, &names)?;
         let mut h = Hierarchy {
             names,
             parents,
@@ -104,27 +91,47 @@ impl Hierarchy {
             }
         }
     }
+}
 
-    /// Ancestors of `node` from its tree's root down to `node` itself.
-    pub fn path_from_root(&self, node: usize) -> Vec<usize> {
-        let mut path = vec![node];
-        let mut at = node;
-        while let Some(p) = self.parents[at] {
-            path.push(p);
-            at = p;
-        }
-        path.reverse();
-        path
+/// Every parent walk ends at a root. Linear: a walk stops at a node an earlier walk proved
+/// (walking each node to its root would be quadratic on a 100,000-node chain).
+fn check_acyclic(parents: &[Option<usize>], names: &[String]) -> Result<(), Problem> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Unseen,
+        OnWalk,
+        Proven,
     }
+    let mut state = vec![State::Unseen; parents.len()];
+    let mut walk = Vec::new();
+    for start in 0..parents.len() {
+        let mut at = Some(start);
+        while let Some(n) = at {
+            match state[n] {
+                State::Proven => break,
+                State::OnWalk => {
+                    return Err(Problem::ParentCycle {
+                        node: n,
+                        name: names[n].clone(),
+                    });
+                }
+                State::Unseen => {
+                    state[n] = State::OnWalk;
+                    walk.push(n);
+                    at = parents[n];
+                }
+            }
+        }
+        for n in walk.drain(..) {
+            state[n] = State::Proven;
+        }
+    }
+    Ok(())
 }
 
 fn normalise_rotation(q: Quat, node: usize, name: &str) -> Result<Quat, Problem> {
-    let len = q.length();
-    if len < 1e-6 {
-        return Err(Problem::BadData {
-            what: format!("node {node} ('{name}')"),
-            reason: "its rotation quaternion has zero length".into(),
-        });
-    }
-    Ok(q / len)
+    crate::core::clip::normalised(q).ok_or_else(|| Problem::BadData {
+        what: format!("node {node} ('{name}')"),
+        reason: "its rotation quaternion has zero length".into(),
+    })
 }

@@ -72,6 +72,12 @@ pub(super) fn read_mesh(
         (None, Binding::Rigid { joint, .. }) => Weighting::Rigid(*joint as u16),
         (None, Binding::Skin { .. }) => return Ok(None),
     };
+    if inverse_bind.iter().any(|m| !m.is_finite()) {
+        return Err(Problem::BadData {
+            what: format!("mesh '{name}'"),
+            reason: "a bind matrix is NaN or infinite, or its joint has zero scale".into(),
+        });
+    }
     let mut primitives = Vec::new();
     for prim in mesh.primitives() {
         if let Some(p) = read_primitive(&prim, &name, &weighting, ctx, warnings)? {
@@ -170,6 +176,16 @@ fn read_primitive(
         });
     }
     let look = read_look(prim, buffers, n, name, &mut ctx.images, warnings)?;
+    let finite = positions.iter().chain(&normals).all(|v| v.is_finite())
+        && weights.iter().flatten().all(|w| w.is_finite())
+        && look.uvs.iter().flatten().all(|w| w.is_finite());
+    if !finite {
+        return Err(Problem::BadData {
+            what: format!("mesh '{name}'"),
+            reason: "a vertex position, normal, weight or texture coordinate is NaN or infinite"
+                .into(),
+        });
+    }
     Ok(Some(MeshPrimitive {
         positions,
         normals,

@@ -5,6 +5,7 @@ mod hierarchy;
 mod meshes;
 mod skeletons;
 mod textures;
+pub mod validate;
 
 use self::hierarchy::Hierarchy;
 use self::meshes::Binding;
@@ -36,15 +37,23 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
             "it starts with neither the GLB magic 'glTF' nor a JSON object".into(),
         ));
     }
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| match e {
-        gltf::Error::Binary(b) => Problem::CorruptGlb(format!("{b:?}")),
+    if is_glb {
+        validate::check_container(bytes)?;
+    }
+    validate::check_numbers(validate::json_text(bytes))?;
+    // Without the crate's validation: `check_document` runs it, after what it would
+    // index unchecked.
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| match e {
+        gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
         other => Problem::NotGltf(other.to_string()),
     })?;
     let doc = &gltf.document;
+    validate::check_document(doc.as_json())?;
+    validate::check_semantics(doc)?;
     check_buffer_uris(doc)?;
     let buffers = gltf::import_buffers(doc, path.parent(), gltf.blob.clone())
-        .map_err(|e| Problem::Buffers(e.to_string()))?;
-    check_accessors(doc, &buffers)?;
+        .map_err(|e| Problem::Buffers(buffer_words(&e)))?;
+    validate::check_ranges(doc, &buffers)?;
     let h = Hierarchy::new(doc)?;
     let table = vrm::humanoid_table(doc);
     let humanoid = table.as_ref().map(|t| t.bones.clone()).unwrap_or_default();
@@ -278,64 +287,39 @@ fn check_buffer_uris(doc: &gltf::Document) -> Result<(), Problem> {
     Ok(())
 }
 
-/// Every accessor's bytes lie inside its buffer view and buffer, so that the readers of the
-/// `gltf` crate, which slice without checking, cannot panic on a lying file.
-fn check_accessors(doc: &gltf::Document, buffers: &[gltf::buffer::Data]) -> Result<(), Problem> {
-    let check_view = |view: &gltf::buffer::View, what: &str| -> Result<(), Problem> {
-        let len = buffers.get(view.buffer().index()).map_or(0, |b| b.0.len());
-        if view.offset() + view.length() > len {
-            return Err(Problem::BadData {
-                what: what.to_owned(),
-                reason: format!(
-                    "buffer view {} reaches byte {} of a {len}-byte buffer",
-                    view.index(),
-                    view.offset() + view.length()
-                ),
-            });
-        }
-        Ok(())
-    };
-    for acc in doc.accessors() {
-        let what = format!("accessor {}", acc.index());
-        // The readers compute `count - 1` and slice by the stride.
-        if acc.count() == 0 || acc.sparse().is_some_and(|s| s.count() == 0) {
-            return Err(Problem::BadData {
-                what,
-                reason: "it has a count of 0; glTF needs at least 1".into(),
-            });
-        }
-        if let Some(view) = acc.view() {
-            check_view(&view, &what)?;
-            let size = acc.size();
-            let stride = view.stride().unwrap_or(size);
-            if stride < size {
-                return Err(Problem::BadData {
-                    what,
-                    reason: format!(
-                        "its {size}-byte elements do not fit buffer view {}'s {stride}-byte stride",
-                        view.index()
-                    ),
-                });
-            }
-            let needed = match acc.count() {
-                0 => 0,
-                c => acc.offset() + stride * (c - 1) + size,
-            };
-            if needed > view.length() {
-                return Err(Problem::BadData {
-                    what,
-                    reason: format!(
-                        "{} elements need {needed} bytes but its buffer view holds {}",
-                        acc.count(),
-                        view.length()
-                    ),
-                });
-            }
-        }
-        if let Some(sparse) = acc.sparse() {
-            check_view(&sparse.indices().view(), &what)?;
-            check_view(&sparse.values().view(), &what)?;
-        }
+/// A GLB container error the crate found after `check_container` (it should find none),
+/// in words rather than its `Debug` form.
+fn binary_words(e: &gltf::binary::Error) -> String {
+    use gltf::binary::Error as B;
+    match e {
+        B::Io(io) => crate::io::error::io_words(io),
+        B::Version(v) => format!("GLB version {v}; only version 2 is read"),
+        B::Magic(m) => format!(
+            "it starts with {:?}, not 'glTF'",
+            String::from_utf8_lossy(m)
+        ),
+        B::Length {
+            length,
+            length_read,
+        } => format!(
+            "the file is truncated: the header says {length} bytes, only {length_read} read"
+        ),
+        B::ChunkLength {
+            ty,
+            length,
+            length_read,
+        } => format!(
+            "the file is truncated: the {ty:?} chunk says {length} bytes, only {length_read} read"
+        ),
+        B::ChunkType(ty) => format!("a {ty:?} chunk where another was expected"),
+        B::UnknownChunkType(t) => format!("unknown chunk type {:?}", String::from_utf8_lossy(t)),
     }
-    Ok(())
+}
+
+/// Why the buffers could not be loaded, with I/O errors in words.
+fn buffer_words(e: &gltf::Error) -> String {
+    match e {
+        gltf::Error::Io(io) => crate::io::error::io_words(io),
+        other => other.to_string(),
+    }
 }

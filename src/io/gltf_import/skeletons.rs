@@ -26,29 +26,79 @@ struct Closure {
 }
 
 /// Every joint, every node on the way between joints, ordered so that parents come first.
+/// Linear in the nodes it touches: a file may hold a chain of 100,000 nodes, and walking each
+/// joint's whole path from the root would be quadratic in time and memory.
 fn closure(h: &Hierarchy, joints: &BTreeSet<usize>) -> Closure {
-    let paths: Vec<Vec<usize>> = joints.iter().map(|&j| h.path_from_root(j)).collect();
-    let mut common = paths[0].len();
-    for p in &paths[1..] {
-        common = common.min(paths[0].iter().zip(p).take_while(|(a, b)| a == b).count());
+    // The union of the joints' paths from the root: each walk stops at a node seen before.
+    let mut union = BTreeSet::new();
+    for &j in joints {
+        let mut at = Some(j);
+        while let Some(n) = at {
+            if !union.insert(n) {
+                break;
+            }
+            at = h.parents[n];
+        }
     }
-    // Lowest common ancestor: a joint itself (the usual case), a node above the joints,
-    // or none when the joints live in separate trees.
-    let lca = common.checked_sub(1).map(|i| paths[0][i]);
-    let (first_kept, above_root) = match lca {
-        Some(a) if joints.contains(&a) => (common - 1, h.parents[a]),
-        Some(a) => (common, Some(a)),
-        None => (0, None),
+    let union_roots: Vec<usize> = union
+        .iter()
+        .copied()
+        .filter(|&n| h.parents[n].is_none())
+        .collect();
+    // Lowest common ancestor: a joint itself (the usual case), a node above the joints, or
+    // none when the joints live in separate trees. Down from the single root while the way
+    // does not fork and no joint is passed.
+    let lca = match union_roots.as_slice() {
+        [root] => {
+            let mut at = *root;
+            loop {
+                let mut below = h.children[at].iter().filter(|c| union.contains(c));
+                match (joints.contains(&at), below.next(), below.next()) {
+                    (false, Some(&only), None) => at = only,
+                    _ => break Some(at),
+                }
+            }
+        }
+        _ => None,
     };
-    let mut included = BTreeSet::new();
-    for p in &paths {
-        let start = if lca.is_some() {
-            first_kept
-        } else {
-            top_joint(p, joints)
-        };
-        included.extend(p[start..].iter().copied());
-    }
+    let (included, above_root) = match lca {
+        // The joint and what hangs below it; the nodes above are the container.
+        Some(a) => {
+            let mut kept = union;
+            let mut at = if joints.contains(&a) {
+                h.parents[a]
+            } else {
+                Some(a)
+            };
+            while let Some(n) = at {
+                kept.remove(&n);
+                at = h.parents[n];
+            }
+            let above = if joints.contains(&a) {
+                h.parents[a]
+            } else {
+                Some(a)
+            };
+            (kept, above)
+        }
+        // Separate trees: each path from its top joint down.
+        None => {
+            let mut kept = BTreeSet::new();
+            let mut stack: Vec<(usize, bool)> = union_roots
+                .iter()
+                .map(|&r| (r, joints.contains(&r)))
+                .collect();
+            while let Some((n, under_joint)) = stack.pop() {
+                if under_joint {
+                    kept.insert(n);
+                }
+                for &c in h.children[n].iter().filter(|c| union.contains(c)) {
+                    stack.push((c, under_joint || joints.contains(&c)));
+                }
+            }
+            (kept, None)
+        }
+    };
     let roots: Vec<usize> = included
         .iter()
         .copied()
@@ -66,12 +116,8 @@ fn closure(h: &Hierarchy, joints: &BTreeSet<usize>) -> Closure {
     }
     Closure {
         ordered,
-        above_root: if lca.is_some() { above_root } else { None },
+        above_root,
     }
-}
-
-fn top_joint(path: &[usize], joints: &BTreeSet<usize>) -> usize {
-    path.iter().position(|n| joints.contains(n)).unwrap_or(0)
 }
 
 pub(super) struct SkeletonInput<'a> {
