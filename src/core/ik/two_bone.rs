@@ -20,7 +20,9 @@ pub fn solve(root: Vec3, goal: Vec3, upper: f32, lower: f32, pole: Vec3) -> (Vec
             .unwrap_or(Vec3::Y)
             .any_orthonormal_vector()
     };
-    let d = dist.clamp(reach_min.max(1e-9), reach_max.max(1e-9));
+    // Bones of very different lengths in f32 can round the band shut: never min > max.
+    let hi = reach_max.max(1e-9);
+    let d = dist.clamp(reach_min.max(1e-9).min(hi), hi);
     let end = root + axis * d;
     // The circle: centre along the axis at `x`, radius `r` (law of cosines).
     let x = (d * d + upper * upper - lower * lower) / (2.0 * d);
@@ -63,6 +65,13 @@ mod tests {
         let (mid, end) = solve(Vec3::ZERO, Vec3::ZERO, 1.0, 0.5, Vec3::Z);
         assert!(mid.is_finite() && end.is_finite());
         assert!((end.length() - 0.5).abs() < 1e-3);
+    }
+
+    #[test]
+    fn bones_of_very_different_lengths_do_not_panic() {
+        // Found by the fuzz harness (a VRMA whose bone was 65535 long next to a tiny one).
+        let (mid, end) = solve(Vec3::ZERO, Vec3::X, 65535.0, 0.0002, Vec3::Z);
+        assert!(mid.is_finite() && end.is_finite());
     }
 
     #[test]

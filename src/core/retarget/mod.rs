@@ -219,7 +219,7 @@ impl Retargeter {
 
     /// How clips are solved after the frame-by-frame retarget (feet planting, IK, limits).
     pub fn set_solve(&mut self, settings: plant::SolveSettings) {
-        self.solve = settings;
+        self.solve = settings.sanitized();
     }
 
     pub fn solve_settings(&self) -> &plant::SolveSettings {

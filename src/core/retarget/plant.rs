@@ -49,6 +49,31 @@ pub struct SolveSettings {
 }
 
 impl SolveSettings {
+    /// The settings with every number made usable: finite, within its range (a project
+    /// file may hold anything). The solver uses only this form.
+    pub fn sanitized(mut self) -> Self {
+        let d = Self::default();
+        let fix = |v: f32, lo: f32, hi: f32, default: f32| {
+            if v.is_finite() {
+                v.clamp(lo, hi)
+            } else {
+                default
+            }
+        };
+        self.blend_secs = fix(self.blend_secs, 0.0, 2.0, d.blend_secs);
+        self.max_extension = fix(self.max_extension, 0.5, 1.0, d.max_extension);
+        let c = &mut self.contacts;
+        c.enter_height = fix(c.enter_height, 0.0, 1.0, d.contacts.enter_height);
+        c.exit_height = fix(c.exit_height, c.enter_height, 1.0, d.contacts.exit_height);
+        c.enter_speed = fix(c.enter_speed, 0.0, 10.0, d.contacts.enter_speed);
+        c.exit_speed = fix(c.exit_speed, c.enter_speed, 10.0, d.contacts.exit_speed);
+        c.min_frames = c.min_frames.clamp(1, 10_000);
+        let axis = |a: Option<Vec3>| a.filter(|v| v.is_finite() && v.length_squared() > 1e-12);
+        self.mirror_plane.axis = axis(self.mirror_plane.axis);
+        self.mirror_plane.hips_axis = axis(self.mirror_plane.hips_axis);
+        self
+    }
+
     /// The frame-by-frame solve alone: what `Retargeter::new` starts with, so the runtime
     /// API and the solver's invariants see no clip-level pass unless asked.
     pub fn frame_by_frame() -> Self {
@@ -123,7 +148,8 @@ impl Retargeter {
         }
         let frames = poses.len();
         let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
-        let blend = (settings.blend_secs * fps).round() as usize;
+        // At most the clip's length (a project may say anything: `as` saturates).
+        let blend = ((settings.blend_secs * fps).round() as usize).min(frames);
         let mut world = vec![Mat4::IDENTITY; target.len()];
         let container = Mat4::from(self.target_container);
         // The solved feet and leg tops, per leg and frame.
@@ -469,6 +495,7 @@ fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
 /// below the need at any frame, and eased in and out.
 fn smoothed_max(need: &[f32], radius: usize) -> Vec<f32> {
     let n = need.len();
+    let radius = radius.min(n);
     let window = |f: usize| f.saturating_sub(radius)..(f + radius + 1).min(n);
     let peak: Vec<f32> = (0..n)
         .map(|f| need[window(f)].iter().copied().fold(0.0, f32::max))
