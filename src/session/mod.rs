@@ -345,8 +345,18 @@ impl Session {
         fps: Option<f32>,
         map: Option<&BoneMap>,
     ) -> Result<Clip, SessionError> {
-        let clip = self.source_clip(name)?;
         let mut r = self.retargeter_with(map.unwrap_or(&self.map))?;
+        self.retarget_clip_by(&mut r, name, fps)
+    }
+
+    /// Retargets clip `name` with `r` (which keeps what its clip pass found).
+    pub(super) fn retarget_clip_by(
+        &self,
+        r: &mut Retargeter,
+        name: Option<&str>,
+        fps: Option<f32>,
+    ) -> Result<Clip, SessionError> {
+        let clip = self.source_clip(name)?;
         let options = RetargetClipOptions {
             fps: fps.or(self.export.fps),
         };

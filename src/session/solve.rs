@@ -2,7 +2,6 @@
 //! planting found on a clip (the editor draws its contacts as bars under the timeline).
 
 use super::{Session, SessionError};
-use crate::core::RetargetClipOptions;
 use crate::core::contacts::FootContact;
 
 /// One planted target foot and the source contacts that plant it (output frames).
@@ -44,23 +43,8 @@ impl Session {
     /// The contacts the planting uses on clip `name`, per target foot, with the output's
     /// frame rate; empty when planting is off or the rig has no legs to plant.
     pub fn foot_contacts(&self, name: Option<&str>) -> Result<Vec<FootContacts>, SessionError> {
-        let clip = self.source_clip(name)?;
         let mut r = self.retargeter()?;
-        let options = RetargetClipOptions {
-            fps: self.export.fps,
-        };
-        r.retarget_clip(
-            self.source.skeleton(),
-            clip,
-            self.target.skeleton(),
-            &options,
-        )
-        .map_err(|source| SessionError::Solve {
-            source_file: self.source.path.clone(),
-            target_file: self.target.path.clone(),
-            clip: clip.name.clone(),
-            source,
-        })?;
+        self.retarget_clip_by(&mut r, name, None)?;
         let names = self.target.skeleton().names();
         Ok(r.last_plant()
             .contacts

@@ -189,22 +189,12 @@ fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
             let (mut a, mut b) = (Pose::rest(ss), Pose::rest(ts));
             src.sample(src.start_secs() + f as f32 / fps, &mut a);
             out.sample(t, &mut b);
-            let wa = ReferencePose {
-                locals: a,
-                container: s.source.reference.container,
-            }
-            .world_matrices(ss)
-            .iter()
-            .map(|m| m.w_axis.truncate())
-            .collect::<Vec<_>>();
-            let wb = ReferencePose {
-                locals: b,
-                container: s.target.reference.container,
-            }
-            .world_matrices(ts)
-            .iter()
-            .map(|m| m.w_axis.truncate())
-            .collect::<Vec<_>>();
+            let at = |locals: Pose, side: &retarget_studio::session::Side| {
+                let container = side.reference.container;
+                let w = ReferencePose { locals, container }.world_matrices(side.skeleton());
+                w.iter().map(|m| m.w_axis.truncate()).collect::<Vec<_>>()
+            };
+            let (wa, wb) = (at(a, &s.source), at(b, &s.target));
             let (ha, hb) = (hips(src_legs, &wa), hips(tgt_legs, &wb));
             let want = |p: &retarget_studio::core::BonePair| hb + (wa[p.source] - ha) * scale;
             worst = worst.max(wb[hand.target].distance(want(&hand)));

@@ -40,6 +40,19 @@ pub fn twins_by_labels(labels: &[Option<crate::core::HumanBone>]) -> Vec<usize> 
     twins
 }
 
+/// The container's rotation and every joint's world rotation in the reference pose.
+fn reference_turns(skeleton: &Skeleton, reference: &ReferencePose) -> (Quat, Vec<Quat>) {
+    let container = rotation_of(reference.container);
+    let mut world = vec![Quat::IDENTITY; skeleton.len()];
+    world_rotations_into(
+        skeleton.parents(),
+        container,
+        &reference.locals.rotations,
+        &mut world,
+    );
+    (container, world)
+}
+
 /// Mirrors `pose` (local) into `out`, given the reference the offsets are measured from.
 pub fn mirror_pose(
     skeleton: &Skeleton,
@@ -49,14 +62,7 @@ pub fn mirror_pose(
     out: &mut Pose,
 ) {
     let n = skeleton.len();
-    let container = rotation_of(reference.container);
-    let mut reference_world = vec![Quat::IDENTITY; n];
-    world_rotations_into(
-        skeleton.parents(),
-        container,
-        &reference.locals.rotations,
-        &mut reference_world,
-    );
+    let (container, reference_world) = reference_turns(skeleton, reference);
     let mut world = vec![Quat::IDENTITY; n];
     world_rotations_into(skeleton.parents(), container, &pose.rotations, &mut world);
     out.copy_from(pose);
@@ -179,14 +185,7 @@ impl Mirror {
             .hips_axis
             .and_then(|a| a.try_normalize())
             .unwrap_or(axis);
-        let container = rotation_of(reference.container);
-        let mut reference_world = vec![Quat::IDENTITY; n];
-        world_rotations_into(
-            skeleton.parents(),
-            container,
-            &reference.locals.rotations,
-            &mut reference_world,
-        );
+        let (container, reference_world) = reference_turns(skeleton, reference);
         let linear = |m: glam::Mat4| glam::Mat3::from_mat4(m);
         let parent_linear: Vec<glam::Mat3> = skeleton
             .parents()
