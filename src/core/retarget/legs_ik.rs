@@ -3,7 +3,7 @@
 //! two-bone solver, a longer path (a fox's leg) by the IK cache, and a foot that hangs
 //! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.
 
-use super::plan::SideReference;
+use super::plan::{SideReference, chain_to_root};
 use super::root::Legs;
 use crate::core::ik::{IkCache, JointLimit};
 use crate::core::mapping::BoneMap;
@@ -34,6 +34,10 @@ pub(super) enum LegKind {
 pub(super) struct LegIk {
     pub source_foot: usize,
     pub kind: LegKind,
+    /// Root-to-joint paths of the foot and the leg's top: where they are in a frame without
+    /// the whole skeleton's forward kinematics.
+    pub foot_chain: Vec<usize>,
+    pub top_chain: Vec<usize>,
 }
 
 impl LegIk {
@@ -104,6 +108,8 @@ fn path_leg(
     };
     Some(LegIk {
         source_foot,
+        foot_chain: Vec::new(),
+        top_chain: Vec::new(),
         kind: LegKind::Path {
             limits: joints.iter().map(|&j| limit_of(j)).collect(),
             joints,
@@ -115,6 +121,18 @@ fn path_leg(
 
 /// The legs of `map` the planting can move, with their source feet.
 pub(super) fn legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
+    let parents = target.parents();
+    found_legs(map, target, tgt_ref)
+        .into_iter()
+        .map(|mut leg| {
+            leg.foot_chain = chain_to_root(parents, leg.foot());
+            leg.top_chain = chain_to_root(parents, leg.top());
+            leg
+        })
+        .collect()
+}
+
+fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
     let limit_of = |j: usize| {
         map.for_target(j)
             .and_then(|p| p.bone)
@@ -144,6 +162,8 @@ pub(super) fn legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) ->
                         ];
                         (lengths[0] > 1e-9 && lengths[1] > 1e-9).then_some(LegIk {
                             source_foot: s.feet[k],
+                            foot_chain: Vec::new(),
+                            top_chain: Vec::new(),
                             kind: LegKind::Detached {
                                 upper: upper[k],
                                 lower: lower[k],

@@ -13,6 +13,8 @@
 
 use super::Retargeter;
 use super::legs_ik::{LegIk, LegKind};
+use super::plan::chain_to_root;
+use super::root::chain_world;
 use crate::core::contacts::{ContactThresholds, FootContact, detect};
 use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
 use crate::core::pose::Pose;
@@ -152,12 +154,12 @@ impl Retargeter {
         let blend = ((settings.blend_secs * fps).round() as usize).min(frames);
         let mut world = vec![Mat4::IDENTITY; target.len()];
         let container = Mat4::from(self.target_container);
-        // The solved feet and leg tops, per leg and frame.
+        // The solved feet, per leg and frame (down their own root paths only).
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
         for pose in poses.iter() {
-            pose.world_matrices_under(target, container, &mut world);
             for (leg, track) in self.legs.iter().zip(&mut feet) {
-                track.push(world[leg.foot()].w_axis.truncate());
+                let at = chain_world(self.target_container, &leg.foot_chain, pose);
+                track.push(Vec3::from(at.translation));
             }
         }
         let floor = self.roots.first().map(|r| r.target_floor);
@@ -240,8 +242,6 @@ impl Retargeter {
         let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) else {
             return 0.0;
         };
-        let container = Mat4::from(self.target_container);
-        let mut world = vec![Mat4::IDENTITY; target.len()];
         let need: Vec<f32> = poses
             .iter()
             .enumerate()
@@ -249,25 +249,25 @@ impl Retargeter {
                 if goals.iter().all(|g| g[f].is_none()) {
                     return 0.0;
                 }
-                pose.world_matrices_under(target, container, &mut world);
                 self.legs
                     .iter()
                     .zip(goals)
                     .filter_map(|(leg, g)| {
-                        let top = world[leg.top()].w_axis.truncate();
+                        let top = chain_world(self.target_container, &leg.top_chain, pose);
+                        let top = Vec3::from(top.translation);
                         drop_to_reach(top, g[f]?, leg.reach() * self.solve.max_extension)
                     })
                     .fold(0.0, f32::max)
             })
             .collect();
         let smooth = smoothed_max(&need, blend.max(1));
-
+        let mut above = chain_to_root(target.parents(), pelvis);
+        above.pop();
         for (f, pose) in poses.iter_mut().enumerate() {
             if smooth[f] <= 0.0 {
                 continue;
             }
-            pose.world_matrices_under(target, container, &mut world);
-            let parent = target.parents()[pelvis].map_or(container, |p| world[p]);
+            let parent = chain_world(self.target_container, &above, pose);
             pose.translations[pelvis] += parent
                 .inverse()
                 .transform_vector3(Vec3::new(0.0, -smooth[f], 0.0));
