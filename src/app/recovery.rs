@@ -129,6 +129,8 @@ mod tests {
             export: Default::default(),
             solve: Default::default(),
             reach: Vec::new(),
+            unplanted: Vec::new(),
+            limits: Vec::new(),
         }
     }
 

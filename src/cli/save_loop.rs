@@ -39,6 +39,8 @@ pub fn version(tag: char, pairs: usize) -> ProjectFile {
         export: Default::default(),
         solve: Default::default(),
         reach: Vec::new(),
+        unplanted: Vec::new(),
+        limits: Vec::new(),
     }
 }
 

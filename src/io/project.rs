@@ -126,6 +126,12 @@ pub struct ProjectFile {
     /// Target chains solved to reach their source's end (absolute mode), by end joint name.
     #[serde(default)]
     pub reach: Vec<String>,
+    /// Target feet whose legs are not planted (IK off), by joint name.
+    #[serde(default)]
+    pub unplanted: Vec<String>,
+    /// Per-bone IK limits in place of the humanoid defaults (`None`: unlimited).
+    #[serde(default)]
+    pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
 }
 
 impl ProjectFile {
@@ -279,6 +285,8 @@ mod tests {
             export: ExportSettings { fps: Some(30.0) },
             solve: Default::default(),
             reach: Vec::new(),
+            unplanted: Vec::new(),
+            limits: Vec::new(),
         }
     }
 

@@ -84,6 +84,16 @@ pub enum Edit {
         joint: String,
         on: bool,
     },
+    /// Plant the leg ending at target foot `foot` on its contacts, or not (IK on or off).
+    SetLegPlanting {
+        foot: String,
+        on: bool,
+    },
+    /// IK's limit for target joint `joint`: `Some(None)` unlimited, `None` the default.
+    SetJointLimit {
+        joint: String,
+        limit: Option<Option<crate::core::ik::JointLimit>>,
+    },
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -99,6 +109,8 @@ pub struct EditState {
     pub target_chains: ChainSkeleton,
     pub solve: crate::core::retarget::SolveSettings,
     pub reach: Vec<String>,
+    pub unplanted: Vec<String>,
+    pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
 }
 
 impl Session {
@@ -112,6 +124,8 @@ impl Session {
             target_chains: self.target.chains.clone(),
             solve: self.solve,
             reach: self.reach.clone(),
+            unplanted: self.unplanted.clone(),
+            limits: self.limits.clone(),
         }
     }
 
@@ -125,6 +139,8 @@ impl Session {
         self.target.chains = state.target_chains;
         self.solve = state.solve;
         self.reach = state.reach;
+        self.unplanted = state.unplanted;
+        self.limits = state.limits;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -245,6 +261,20 @@ impl Session {
                     self.reach.push(joint.clone());
                 }
                 Ok(format!("Reach {} {joint}", if *on { "on" } else { "off" }))
+            }
+            Edit::SetLegPlanting { foot, on } => {
+                self.unplanted.retain(|f| f != foot);
+                if !*on {
+                    self.unplanted.push(foot.clone());
+                }
+                Ok(format!("Plant {foot} {}", if *on { "on" } else { "off" }))
+            }
+            Edit::SetJointLimit { joint, limit } => {
+                self.limits.retain(|(j, _)| j != joint);
+                if let Some(limit) = limit {
+                    self.limits.push((joint.clone(), *limit));
+                }
+                Ok(format!("Limit of {joint}"))
             }
         }
     }

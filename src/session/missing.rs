@@ -86,6 +86,8 @@ mod tests {
             export: Default::default(),
             solve: Default::default(),
             reach: Vec::new(),
+            unplanted: Vec::new(),
+            limits: Vec::new(),
         };
         let missing = missing_files(&project);
         assert_eq!(missing.len(), 2);

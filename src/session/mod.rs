@@ -102,6 +102,10 @@ pub struct Session {
     pub solve: crate::core::retarget::SolveSettings,
     /// Target chains in absolute mode, by end joint name (`Session::reach_chains`).
     pub reach: Vec<String>,
+    /// Target feet whose legs are left to the frame-by-frame solve (IK off).
+    pub unplanted: Vec<String>,
+    /// Per-bone IK limits in place of the humanoid defaults.
+    pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
 }
 
 impl Session {
@@ -121,6 +125,8 @@ impl Session {
             export: ExportSettings::default(),
             solve: Default::default(),
             reach: Vec::new(),
+            unplanted: Vec::new(),
+            limits: Vec::new(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -262,6 +268,15 @@ impl Session {
         r.set_solve(self.solve);
         r.set_mirror_twins(self.target.twins());
         r.set_reach(self.reach_chains(map));
+        let t = self.target.skeleton();
+        for foot in self.unplanted.iter().filter_map(|n| t.find(n)) {
+            r.set_leg_planting(foot, false);
+        }
+        for (name, limit) in &self.limits {
+            if let Some(j) = t.find(name) {
+                r.set_joint_limit(j, *limit);
+            }
+        }
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }
@@ -422,6 +437,8 @@ impl Session {
             export: self.export.clone(),
             solve: self.solve,
             reach: self.reach.clone(),
+            unplanted: self.unplanted.clone(),
+            limits: self.limits.clone(),
         }
     }
 
@@ -468,6 +485,8 @@ impl Session {
             export: project.export,
             solve: project.solve,
             reach: project.reach,
+            unplanted: project.unplanted,
+            limits: project.limits,
         };
         session.refresh_legs();
         Ok(session)

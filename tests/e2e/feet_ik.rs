@@ -225,3 +225,84 @@ fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
         "the other hand is left alone"
     );
 }
+
+/// Skate per contact of each target foot, by the foot's name.
+fn skate_of(r: &Report) -> Vec<(String, f64)> {
+    let s = r.skate.as_ref().expect("contacts");
+    s.target
+        .per_foot
+        .iter()
+        .map(|f| (f.foot.clone(), f.mean_mm))
+        .collect()
+}
+
+/// Per leg (#12): a leg left unplanted (IK off) slides as the frame-by-frame solve has it
+/// while the other stays planted; and a limit of 0° on a leg's thigh and shin keeps IK
+/// within the swing the solve already gave them, so that foot is planted less well while
+/// the other is planted as before. Both are saved in the project and come back.
+#[test]
+fn a_leg_can_be_left_unplanted_and_limits_hold_what_ik_adds() {
+    use retarget_studio::core::ik::JointLimit;
+    let dir = tempfile::tempdir().unwrap();
+    // The VRM with 1.3× legs under CMU 01_01: its feet slide 15.4 mm free, 1.6 planted.
+    let long = dir.path().join("vrm_long_legs.glb");
+    let vrm = std::fs::read(asset_path("vrm/cryptovoxels.vrm")).unwrap();
+    std::fs::write(&long, longer_legs(&vrm, 1.3)).unwrap();
+    let cases = [
+        (
+            "unplanted",
+            "bvh/02_01.bvh",
+            asset_path("gltf/RobotExpressive.glb"),
+        ),
+        ("limits", "bvh/01_01.bvh", long),
+    ];
+    for (case, source, target) in cases {
+        let walk = asset_path(source);
+        let free = skate_of(&report(&session(&walk, &target, false)));
+        let planted = skate_of(&report(&session(&walk, &target, true)));
+        let mut s = session(&walk, &target, true);
+        let bone = |b: HumanBone| {
+            let t = s
+                .map
+                .pairs()
+                .iter()
+                .find(|p| p.bone == Some(b))
+                .unwrap()
+                .target;
+            s.target.skeleton().names()[t].clone()
+        };
+        if case == "unplanted" {
+            s.unplanted.push(bone(HumanBone::LeftFoot));
+        } else {
+            for b in [HumanBone::LeftUpperLeg, HumanBone::LeftLowerLeg] {
+                s.limits.push((bone(b), Some(JointLimit::new(0.0, 0.0))));
+            }
+        }
+        let saved = dir.path().join(format!("{case}.ron"));
+        s.to_project().save(&saved).unwrap();
+        let s = Session::from_project(&saved).unwrap();
+        let one = skate_of(&report(&s));
+        println!("{case}: free {free:?}, planted {planted:?}, one leg {one:?}");
+        assert!(
+            free[0].1 > planted[0].1 + 1.0,
+            "{case}: planting matters on the left"
+        );
+        if case == "unplanted" {
+            // Left as the frame-by-frame solve has it.
+            assert!(
+                (one[0].1 - free[0].1).abs() < 0.5,
+                "{case}: {one:?} vs free {free:?}"
+            );
+        } else {
+            assert!(
+                one[0].1 > planted[0].1 + 0.5,
+                "{case}: {one:?} vs {planted:?}"
+            );
+        }
+        // The other leg is planted as before.
+        assert!(
+            (one[1].1 - planted[1].1).abs() < 0.5,
+            "{case}: {one:?} vs {planted:?}"
+        );
+    }
+}

@@ -26,6 +26,19 @@ impl JointLimit {
         }
     }
 
+    /// The limit with usable numbers (a project may hold anything): a finite cone of 0 to
+    /// 180°, a twist range holding 0, each end within ±180°; `None` when nothing is usable.
+    pub fn sanitized(self) -> Option<Self> {
+        let ok = [self.cone_deg, self.twist_min_deg, self.twist_max_deg]
+            .iter()
+            .all(|v| v.is_finite());
+        ok.then(|| Self {
+            cone_deg: self.cone_deg.clamp(0.0, 180.0),
+            twist_min_deg: self.twist_min_deg.clamp(-180.0, 0.0),
+            twist_max_deg: self.twist_max_deg.clamp(0.0, 180.0),
+        })
+    }
+
     /// The humanoid profile's default for `bone`, `None` for bones IK does not move.
     pub fn humanoid_default(bone: HumanBone) -> Option<Self> {
         use HumanBone::*;
@@ -138,6 +151,19 @@ mod tests {
                 < 1e-3
         );
         assert!(JointLimit::humanoid_default(HumanBone::Head).is_none());
+        // A project's nonsense is refused or brought into range, never a panic later.
+        assert!(JointLimit::new(f32::NAN, 10.0).sanitized().is_none());
+        let odd = JointLimit {
+            cone_deg: 400.0,
+            twist_min_deg: 20.0,
+            twist_max_deg: -5.0,
+        };
+        let fixed = odd.sanitized().unwrap();
+        assert_eq!(
+            (fixed.cone_deg, fixed.twist_min_deg, fixed.twist_max_deg),
+            (180.0, 0.0, 0.0)
+        );
+        let _ = fixed.clamp(Quat::IDENTITY, source, Vec3::NEG_Y);
         let knee = JointLimit::humanoid_default(HumanBone::LeftLowerLeg).unwrap();
         assert!(knee.cone_deg > knee.twist_max_deg);
     }

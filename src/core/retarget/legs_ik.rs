@@ -38,6 +38,8 @@ pub(super) struct LegIk {
     /// the whole skeleton's forward kinematics.
     pub foot_chain: Vec<usize>,
     pub top_chain: Vec<usize>,
+    /// Planted on its contacts (a leg can be left to the frame-by-frame solve).
+    pub planted: bool,
 }
 
 impl LegIk {
@@ -110,6 +112,7 @@ fn path_leg(
         source_foot,
         foot_chain: Vec::new(),
         top_chain: Vec::new(),
+        planted: true,
         kind: LegKind::Path {
             limits: joints.iter().map(|&j| limit_of(j)).collect(),
             joints,
@@ -164,6 +167,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                             source_foot: s.feet[k],
                             foot_chain: Vec::new(),
                             top_chain: Vec::new(),
+                            planted: true,
                             kind: LegKind::Detached {
                                 upper: upper[k],
                                 lower: lower[k],

@@ -226,6 +226,29 @@ impl Retargeter {
         &self.solve
     }
 
+    /// Plants the leg whose foot is target joint `foot` on its contacts, or leaves it to
+    /// the frame-by-frame solve (a per-leg IK switch).
+    pub fn set_leg_planting(&mut self, foot: usize, on: bool) {
+        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+            leg.planted = on;
+        }
+    }
+
+    /// The limit IK holds target joint `joint` to (`None`: unlimited), in place of the
+    /// humanoid profile's default.
+    pub fn set_joint_limit(&mut self, joint: usize, limit: Option<crate::core::ik::JointLimit>) {
+        let limit = limit.and_then(|l| l.sanitized());
+        for leg in &mut self.legs {
+            if let legs_ik::LegKind::Path { joints, limits, .. } = &mut leg.kind {
+                for (j, l) in joints.iter().zip(limits.iter_mut()) {
+                    if *j == joint {
+                        *l = limit;
+                    }
+                }
+            }
+        }
+    }
+
     /// Which target joint mirrors which (`core::mirror::twins_of`).
     pub fn set_mirror_twins(&mut self, twins: Vec<usize>) {
         if twins.len() == self.target_parents.len() {

@@ -166,6 +166,11 @@ impl Retargeter {
         let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.legs.len());
         for ((leg, track), solved) in self.legs.iter().zip(tracks).zip(&feet) {
             let contacts = detect(track, times, self.source_height, &settings.contacts);
+            if !leg.planted {
+                report.contacts.push((leg.foot(), contacts));
+                goals.push(vec![None; frames]);
+                continue;
+            }
             let scale = self.target_height / self.source_height;
             let sizes = (scale, self.target_height);
             let mut goal = eased_goals(solved, track, sizes, &contacts, blend);
