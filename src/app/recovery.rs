@@ -118,20 +118,13 @@ fn held(lock: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::project::{PROJECT_VERSION, SideFile};
+    use crate::io::project::SideFile;
 
     fn project() -> ProjectFile {
-        ProjectFile {
-            version: PROJECT_VERSION,
-            source: SideFile::new("/data/walk.bvh"),
-            target: SideFile::new("/data/robot.glb"),
-            map: Vec::new(),
-            export: Default::default(),
-            solve: Default::default(),
-            reach: Vec::new(),
-            unplanted: Vec::new(),
-            limits: Vec::new(),
-        }
+        ProjectFile::of_sides(
+            SideFile::new("/data/walk.bvh"),
+            SideFile::new("/data/robot.glb"),
+        )
     }
 
     #[test]

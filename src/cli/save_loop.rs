@@ -2,7 +2,7 @@
 //! versions in turn, so a test can kill the process mid-save and check that the file on disk
 //! is always one whole version.
 
-use crate::io::project::{PROJECT_VERSION, PairFile, ProjectFile, SideFile};
+use crate::io::project::{PairFile, ProjectFile, SideFile};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,9 +22,6 @@ pub struct SaveLoopArgs {
 /// Version `tag` ('a' or 'b') of the synthetic project: every joint name starts with it.
 pub fn version(tag: char, pairs: usize) -> ProjectFile {
     ProjectFile {
-        version: PROJECT_VERSION,
-        source: SideFile::new("source.glb"),
-        target: SideFile::new("target.glb"),
         map: (0..pairs)
             .map(|i| PairFile {
                 source: format!("{tag}_source_joint_{i}"),
@@ -36,11 +33,7 @@ pub fn version(tag: char, pairs: usize) -> ProjectFile {
                 confidence: 1.0,
             })
             .collect(),
-        export: Default::default(),
-        solve: Default::default(),
-        reach: Vec::new(),
-        unplanted: Vec::new(),
-        limits: Vec::new(),
+        ..ProjectFile::of_sides(SideFile::new("source.glb"), SideFile::new("target.glb"))
     }
 }
 

@@ -135,6 +135,21 @@ pub struct ProjectFile {
 }
 
 impl ProjectFile {
+    /// A project of two files with nothing mapped or edited yet.
+    pub fn of_sides(source: SideFile, target: SideFile) -> Self {
+        Self {
+            version: PROJECT_VERSION,
+            source,
+            target,
+            map: Vec::new(),
+            export: Default::default(),
+            solve: Default::default(),
+            reach: Vec::new(),
+            unplanted: Vec::new(),
+            limits: Vec::new(),
+        }
+    }
+
     /// Reads a project; its side paths come back absolute (resolved against its folder).
     pub fn load(path: &Path) -> Result<Self, ProjectError> {
         let err = |problem| ProjectError {

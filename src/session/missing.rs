@@ -71,24 +71,17 @@ pub(super) fn describe(missing: &[MissingFile]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::project::{PROJECT_VERSION, SideFile};
+    use crate::io::project::SideFile;
 
     #[test]
     fn names_each_missing_side_and_relinks_it() {
         let dir = tempfile::tempdir().unwrap();
         let here = dir.path().join("walk.bvh");
         std::fs::write(&here, "").unwrap();
-        let mut project = ProjectFile {
-            version: PROJECT_VERSION,
-            source: SideFile::new(dir.path().join("gone/walk.bvh")),
-            target: SideFile::new(dir.path().join("gone/robot.glb")),
-            map: Vec::new(),
-            export: Default::default(),
-            solve: Default::default(),
-            reach: Vec::new(),
-            unplanted: Vec::new(),
-            limits: Vec::new(),
-        };
+        let mut project = ProjectFile::of_sides(
+            SideFile::new(dir.path().join("gone/walk.bvh")),
+            SideFile::new(dir.path().join("gone/robot.glb")),
+        );
         let missing = missing_files(&project);
         assert_eq!(missing.len(), 2);
         assert_eq!(missing[0].role, SideRole::Source);
