@@ -13,7 +13,7 @@ use glam::{Quat, Vec3};
 
 /// The world rotation reflected across the YZ plane: `R·Q·R` with `R = diag(-1, 1, 1)`.
 fn reflect(q: Quat) -> Quat {
-    Quat::from_xyzw(q.x, -q.y, -q.z, q.w)
+    reflect_across(q, Vec3::X)
 }
 
 /// Each joint's twin: the joint with the opposite humanoid label, else itself. Always an

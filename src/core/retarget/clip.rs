@@ -61,14 +61,19 @@ impl Retargeter {
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
         let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
         let source_container = glam::Mat4::from(self.source_container);
+        let planting = self.solve.plant_feet && !self.legs.is_empty();
         let mut worlds = vec![glam::Mat4::IDENTITY; n];
         for &t in &times {
             source_pose.copy_from(&rest);
             clip.sample(t, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
-            if !self.legs.is_empty() || !self.reach.is_empty() {
+            // Source positions only for a pass that uses them: the frame-by-frame solve
+            // (the runtime's default) pays nothing here.
+            if planting || !self.reach.is_empty() {
                 source_pose.world_matrices_under(source, source_container, &mut source_world);
-                self.push_source_feet(&source_world, &mut feet);
+                if planting {
+                    self.push_source_feet(&source_world, &mut feet);
+                }
                 self.push_reach_sources(&source_world, &mut reached);
             }
             poses.push(target_pose.clone());
