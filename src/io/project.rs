@@ -132,6 +132,12 @@ pub struct ProjectFile {
     /// Per-bone IK limits in place of the humanoid defaults (`None`: unlimited).
     #[serde(default)]
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    /// Per-leg pole and contact thresholds, by foot name.
+    #[serde(default)]
+    pub legs: Vec<crate::core::retarget::LegOptions>,
+    /// Contacts drawn by hand, per clip and foot (seconds).
+    #[serde(default)]
+    pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
 }
 
 impl ProjectFile {
@@ -147,6 +153,8 @@ impl ProjectFile {
             reach: Vec::new(),
             unplanted: Vec::new(),
             limits: Vec::new(),
+            legs: Vec::new(),
+            contact_spans: Vec::new(),
         }
     }
 
@@ -302,6 +310,8 @@ mod tests {
             reach: Vec::new(),
             unplanted: Vec::new(),
             limits: Vec::new(),
+            legs: Vec::new(),
+            contact_spans: Vec::new(),
         }
     }
 

@@ -94,6 +94,14 @@ pub enum Edit {
         joint: String,
         limit: Option<Option<crate::core::ik::JointLimit>>,
     },
+    /// One leg's pole and contact thresholds (by its foot's name); defaults remove it.
+    SetLegOptions(crate::core::retarget::LegOptions),
+    /// Contacts of `foot` on clip `clip`, drawn by hand in seconds; `None`: detected.
+    SetContacts {
+        clip: String,
+        foot: String,
+        spans: Option<Vec<(f32, f32)>>,
+    },
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -111,6 +119,8 @@ pub struct EditState {
     pub reach: Vec<String>,
     pub unplanted: Vec<String>,
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    pub legs: Vec<crate::core::retarget::LegOptions>,
+    pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
 }
 
 impl Session {
@@ -126,6 +136,8 @@ impl Session {
             reach: self.reach.clone(),
             unplanted: self.unplanted.clone(),
             limits: self.limits.clone(),
+            legs: self.legs.clone(),
+            contact_spans: self.contact_spans.clone(),
         }
     }
 
@@ -141,6 +153,8 @@ impl Session {
         self.reach = state.reach;
         self.unplanted = state.unplanted;
         self.limits = state.limits;
+        self.legs = state.legs;
+        self.contact_spans = state.contact_spans;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -275,6 +289,10 @@ impl Session {
                     self.limits.push((joint.clone(), *limit));
                 }
                 Ok(format!("Limit of {joint}"))
+            }
+            Edit::SetLegOptions(options) => Ok(self.set_leg_options(options)),
+            Edit::SetContacts { clip, foot, spans } => {
+                Ok(self.set_contact_spans(clip, foot, spans.clone()))
             }
         }
     }

@@ -106,6 +106,10 @@ pub struct Session {
     pub unplanted: Vec<String>,
     /// Per-bone IK limits in place of the humanoid defaults.
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
+    pub legs: Vec<crate::core::retarget::LegOptions>,
+    /// Contacts drawn by hand, per clip and foot, in place of the detected ones.
+    pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
 }
 
 impl Session {
@@ -127,6 +131,8 @@ impl Session {
             reach: Vec::new(),
             unplanted: Vec::new(),
             limits: Vec::new(),
+            legs: Vec::new(),
+            contact_spans: Vec::new(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -277,6 +283,12 @@ impl Session {
                 r.set_joint_limit(j, *limit);
             }
         }
+        for leg in &self.legs {
+            if let Some(foot) = t.find(&leg.foot) {
+                r.set_leg_pole(foot, self.pole_at(&leg.pole));
+                r.set_leg_contacts(foot, leg.contacts);
+            }
+        }
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }
@@ -372,6 +384,7 @@ impl Session {
         fps: Option<f32>,
     ) -> Result<Clip, SessionError> {
         let clip = self.source_clip(name)?;
+        self.set_clip_contacts(r, &clip.name);
         let options = RetargetClipOptions {
             fps: fps.or(self.export.fps),
         };
@@ -439,6 +452,8 @@ impl Session {
             reach: self.reach.clone(),
             unplanted: self.unplanted.clone(),
             limits: self.limits.clone(),
+            legs: self.legs.clone(),
+            contact_spans: self.contact_spans.clone(),
         }
     }
 
@@ -487,6 +502,8 @@ impl Session {
             reach: project.reach,
             unplanted: project.unplanted,
             limits: project.limits,
+            legs: project.legs,
+            contact_spans: project.contact_spans,
         };
         session.refresh_legs();
         Ok(session)

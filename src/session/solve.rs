@@ -3,6 +3,7 @@
 
 use super::{Session, SessionError};
 use crate::core::contacts::FootContact;
+use crate::core::retarget::{ContactSpans, LegOptions, Pole, PoleAt, Retargeter};
 
 /// One planted target foot and the source contacts that plant it (output frames).
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +21,81 @@ impl super::Side {
 }
 
 impl Session {
+    /// A pole by name as the solver takes it (a joint this rig lacks: as solved).
+    pub(super) fn pole_at(&self, pole: &Pole) -> PoleAt {
+        let t = self.target.skeleton();
+        match pole {
+            Pole::Solved => PoleAt::Solved,
+            Pole::Joint(name) => t.find(name).map_or(PoleAt::Solved, PoleAt::Joint),
+            Pole::Direction(d) => PoleAt::Direction(*d),
+        }
+    }
+
+    /// Hands the retargeter the contacts drawn for clip `clip`, or none (detected).
+    pub(super) fn set_clip_contacts(&self, r: &mut Retargeter, clip: &str) {
+        let t = self.target.skeleton();
+        for foot in r.planted_feet().collect::<Vec<_>>() {
+            let name = &t.names()[foot];
+            let spans = self
+                .contact_spans
+                .iter()
+                .find(|c| c.clip == clip && &c.foot == name)
+                .map(|c| c.spans.clone());
+            r.set_contact_spans(foot, spans);
+        }
+    }
+
+    /// Leg `foot`'s options (defaults when none are kept).
+    pub fn leg_options(&self, foot: &str) -> LegOptions {
+        self.legs
+            .iter()
+            .find(|l| l.foot == foot)
+            .cloned()
+            .unwrap_or_else(|| LegOptions::new(foot))
+    }
+
+    pub(super) fn set_leg_options(&mut self, options: &LegOptions) -> String {
+        self.legs.retain(|l| l.foot != options.foot);
+        if !options.is_default() {
+            self.legs.push(options.clone());
+        }
+        format!("Solve options of {}", options.foot)
+    }
+
+    /// The contacts drawn for `foot` on `clip`, in seconds, if any.
+    pub fn drawn_contacts(&self, clip: &str, foot: &str) -> Option<&[(f32, f32)]> {
+        self.contact_spans
+            .iter()
+            .find(|c| c.clip == clip && c.foot == foot)
+            .map(|c| c.spans.as_slice())
+    }
+
+    pub(super) fn set_contact_spans(
+        &mut self,
+        clip: &str,
+        foot: &str,
+        spans: Option<Vec<(f32, f32)>>,
+    ) -> String {
+        self.contact_spans
+            .retain(|c| !(c.clip == clip && c.foot == foot));
+        let Some(spans) = spans else {
+            return format!("Detected contacts of {foot}");
+        };
+        self.contact_spans.push(ContactSpans {
+            clip: clip.to_owned(),
+            foot: foot.to_owned(),
+            spans,
+        });
+        format!("Contacts of {foot}")
+    }
+
+    /// The target feet the planting moves, by name, in the solver's order.
+    pub fn planted_feet(&self) -> Result<Vec<String>, SessionError> {
+        let r = self.retargeter()?;
+        let names = self.target.skeleton().names();
+        Ok(r.planted_feet().map(|f| names[f].clone()).collect())
+    }
+
     /// The reach chains of `reach`, under `map`: each named joint's chain from its top down
     /// to it, reaching for the source joint mapped onto it. Names that are not a mapped
     /// joint of a chain are left out.

@@ -19,6 +19,7 @@ mod feet_ik;
 mod file_variants;
 mod gltf_export;
 mod gltf_import;
+mod leg_options;
 mod mirror;
 mod moved_files;
 mod profile_labels;

@@ -31,6 +31,27 @@ impl Default for ContactThresholds {
     }
 }
 
+impl ContactThresholds {
+    /// Every number finite and in range, exits no lower than entries (a project file may
+    /// hold anything).
+    pub fn sanitized(mut self) -> Self {
+        let d = Self::default();
+        let fix = |v: f32, lo: f32, hi: f32, default: f32| {
+            if v.is_finite() {
+                v.clamp(lo, hi)
+            } else {
+                default
+            }
+        };
+        self.enter_height = fix(self.enter_height, 0.0, 1.0, d.enter_height);
+        self.exit_height = fix(self.exit_height, self.enter_height, 1.0, d.exit_height);
+        self.enter_speed = fix(self.enter_speed, 0.0, 10.0, d.enter_speed);
+        self.exit_speed = fix(self.exit_speed, self.enter_speed, 10.0, d.exit_speed);
+        self.min_frames = self.min_frames.clamp(1, 10_000);
+        self
+    }
+}
+
 /// Frames `start..=end` where a foot is planted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FootContact {

@@ -3,8 +3,10 @@
 //! two-bone solver, a longer path (a fox's leg) by the IK cache, and a foot that hangs
 //! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.
 
+use super::leg_options::PoleAt;
 use super::plan::{SideReference, chain_to_root};
 use super::root::Legs;
+use crate::core::contacts::ContactThresholds;
 use crate::core::ik::{IkCache, JointLimit};
 use crate::core::mapping::BoneMap;
 use crate::core::skeleton::{Skeleton, is_ancestor_in};
@@ -40,6 +42,12 @@ pub(super) struct LegIk {
     pub top_chain: Vec<usize>,
     /// Planted on its contacts (a leg can be left to the frame-by-frame solve).
     pub planted: bool,
+    /// Which way its knee bends.
+    pub pole: PoleAt,
+    /// Its own contact thresholds, in place of the clip's.
+    pub contacts: Option<ContactThresholds>,
+    /// Contacts drawn by hand for the next clips, in clip seconds, in place of detection.
+    pub spans: Option<Vec<(f32, f32)>>,
 }
 
 impl LegIk {
@@ -113,6 +121,9 @@ fn path_leg(
         foot_chain: Vec::new(),
         top_chain: Vec::new(),
         planted: true,
+        pole: PoleAt::Solved,
+        contacts: None,
+        spans: None,
         kind: LegKind::Path {
             limits: joints.iter().map(|&j| limit_of(j)).collect(),
             joints,
@@ -168,6 +179,9 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                             foot_chain: Vec::new(),
                             top_chain: Vec::new(),
                             planted: true,
+                            pole: PoleAt::Solved,
+                            contacts: None,
+                            spans: None,
                             kind: LegKind::Detached {
                                 upper: upper[k],
                                 lower: lower[k],

@@ -6,6 +6,7 @@
 
 mod clip;
 mod feet;
+mod leg_options;
 mod legs_ik;
 mod plan;
 mod plant;
@@ -13,6 +14,9 @@ mod reach;
 pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
+pub use leg_options::{
+    ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, spans_to_contacts,
+};
 pub use plant::{PlantReport, SolveSettings};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
@@ -231,6 +235,40 @@ impl Retargeter {
     pub fn set_leg_planting(&mut self, foot: usize, on: bool) {
         for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
             leg.planted = on;
+        }
+    }
+
+    /// Which way the leg whose foot is target joint `foot` bends its knee.
+    pub fn set_leg_pole(&mut self, foot: usize, pole: leg_options::PoleAt) {
+        let n = self.target_parents.len();
+        let pole = match pole {
+            leg_options::PoleAt::Joint(j) if j >= n => leg_options::PoleAt::Solved,
+            leg_options::PoleAt::Direction(d) if !d.is_finite() || d.length_squared() < 1e-12 => {
+                leg_options::PoleAt::Solved
+            }
+            p => p,
+        };
+        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+            leg.pole = pole;
+        }
+    }
+
+    /// The contact thresholds of the leg whose foot is `foot` (`None`: the solve's).
+    pub fn set_leg_contacts(
+        &mut self,
+        foot: usize,
+        limits: Option<crate::core::contacts::ContactThresholds>,
+    ) {
+        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+            leg.contacts = limits.map(|l| l.sanitized());
+        }
+    }
+
+    /// Contacts drawn by hand for `foot`, in the seconds of the clips retargeted next, in
+    /// place of the detected ones (`None`: detected).
+    pub fn set_contact_spans(&mut self, foot: usize, spans: Option<Vec<(f32, f32)>>) {
+        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+            leg.spans = spans.clone();
         }
     }
 

@@ -12,6 +12,7 @@
 //! longer leg, within the joints' limits.
 
 use super::Retargeter;
+use super::leg_options::{PoleAt, spans_to_contacts};
 use super::legs_ik::{LegIk, LegKind};
 use super::plan::chain_to_root;
 use super::root::chain_world;
@@ -64,12 +65,7 @@ impl SolveSettings {
         };
         self.blend_secs = fix(self.blend_secs, 0.0, 2.0, d.blend_secs);
         self.max_extension = fix(self.max_extension, 0.5, 1.0, d.max_extension);
-        let c = &mut self.contacts;
-        c.enter_height = fix(c.enter_height, 0.0, 1.0, d.contacts.enter_height);
-        c.exit_height = fix(c.exit_height, c.enter_height, 1.0, d.contacts.exit_height);
-        c.enter_speed = fix(c.enter_speed, 0.0, 10.0, d.contacts.enter_speed);
-        c.exit_speed = fix(c.exit_speed, c.enter_speed, 10.0, d.contacts.exit_speed);
-        c.min_frames = c.min_frames.clamp(1, 10_000);
+        self.contacts = self.contacts.sanitized();
         let axis = |a: Option<Vec3>| a.filter(|v| v.is_finite() && v.length_squared() > 1e-12);
         self.mirror_plane.axis = axis(self.mirror_plane.axis);
         self.mirror_plane.hips_axis = axis(self.mirror_plane.hips_axis);
@@ -143,8 +139,9 @@ impl Retargeter {
         if self.same_rig {
             // One body: its clip comes back as it is; the contacts are still shown.
             for (leg, track) in self.legs.iter().zip(tracks) {
-                let contacts = detect(track, times, self.source_height, &settings.contacts);
-                report.contacts.push((leg.foot(), contacts));
+                report
+                    .contacts
+                    .push((leg.foot(), self.leg_contacts(leg, track, times)));
             }
             return report;
         }
@@ -165,7 +162,7 @@ impl Retargeter {
         let floor = self.roots.first().map(|r| r.target_floor);
         let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.legs.len());
         for ((leg, track), solved) in self.legs.iter().zip(tracks).zip(&feet) {
-            let contacts = detect(track, times, self.source_height, &settings.contacts);
+            let contacts = self.leg_contacts(leg, track, times);
             if !leg.planted {
                 report.contacts.push((leg.foot(), contacts));
                 goals.push(vec![None; frames]);
@@ -292,6 +289,7 @@ impl Retargeter {
         points: &mut [Vec3],
     ) {
         let at = |j: usize| world[j].w_axis.truncate();
+        let pelvis = self.roots.first().map(|r| r.pelvis());
         let parent_turn = |j: usize| {
             target.parents()[j].map_or(rotation_of(Mat4::from(self.target_container)), |p| {
                 rotations[p]
@@ -311,12 +309,12 @@ impl Retargeter {
                     *p = at(j);
                 }
                 if n == 3 {
-                    let pole = solved[1] - root;
+                    let pole = pole_of(leg.pole, solved[1] - root, root, world, pelvis);
                     let (knee, end) = two_bone::solve(root, goal, lengths[0], lengths[1], pole);
                     solved[1] = knee;
                     solved[2] = end;
                 } else if let (Some(cache), true) = (cache, self.solve.ik_cache) {
-                    let pole = bend_of(solved);
+                    let pole = pole_of(leg.pole, bend_of(solved), root, world, pelvis);
                     cache.solve_into(root, goal, pole, solved);
                 } else {
                     fabrik::solve(solved, lengths, goal);
@@ -339,8 +337,8 @@ impl Retargeter {
                 lengths,
             } => {
                 let (top, knee_now, foot_now) = (at(*upper), at(*lower), at(*foot));
-                let (knee, end) =
-                    two_bone::solve(top, goal, lengths[0], lengths[1], knee_now - top);
+                let pole = pole_of(leg.pole, knee_now - top, top, world, pelvis);
+                let (knee, end) = two_bone::solve(top, goal, lengths[0], lengths[1], pole);
                 let thigh_turn = arc(knee_now - top, knee - top);
                 let shin_turn = arc(thigh_turn * (foot_now - knee_now), end - knee);
                 let upper_world = (thigh_turn * rotations[*upper]).normalize();
@@ -377,6 +375,30 @@ impl Retargeter {
             let limit = limit.widened_to(reference, original[k], bone);
             pose.rotations[j] = limit.clamp(reference, pose.rotations[j], bone);
         }
+    }
+}
+
+/// Which way a leg rooted at `root` bends: as solved (`solved`, the frame's own bend), toward
+/// a joint, or along a direction in a joint's frame.
+fn pole_of(pole: PoleAt, solved: Vec3, root: Vec3, world: &[Mat4], pelvis: Option<usize>) -> Vec3 {
+    match pole {
+        PoleAt::Solved => solved,
+        PoleAt::Joint(j) => world.get(j).map_or(solved, |m| m.w_axis.truncate() - root),
+        PoleAt::Direction(d) => pelvis
+            .and_then(|p| world.get(p))
+            .map_or(d, |m| m.transform_vector3(d)),
+    }
+}
+
+impl Retargeter {
+    /// A leg's contacts on frames at `times`: drawn by hand, or detected from its source
+    /// foot's `track` with its own thresholds or the clip's.
+    fn leg_contacts(&self, leg: &LegIk, track: &[Vec3], times: &[f32]) -> Vec<FootContact> {
+        if let Some(spans) = &leg.spans {
+            return spans_to_contacts(spans, times);
+        }
+        let limits = leg.contacts.as_ref().unwrap_or(&self.solve.contacts);
+        detect(track, times, self.source_height, limits)
     }
 }
 
