@@ -2,7 +2,10 @@
 //! each source contact that plants it, placed where its frames sit on the scrubber's rail
 //! (so they line up with the strip and the handle). A click on a bar goes to its start.
 //! The contacts are found in the background (`keyed_task`) on every edit; the Solve tab's
-//! thresholds widen or narrow them.
+//! thresholds widen or narrow them. They can be edited by hand: drag a bar's ends or its
+//! body, double-click an empty lane to add one, right-click to delete one or go back to
+//! the detected contacts. An edit replaces that foot's contacts on this clip
+//! (`Edit::SetContacts`, undoable, saved in the project).
 
 use super::timeline::{ClipInfo, Playback};
 use crate::core::contacts::FootContact;
@@ -17,6 +20,30 @@ const ROW_HEIGHT: f32 = 14.0;
 pub struct ContactBars {
     pub frames: usize,
     pub feet: Vec<FootContacts>,
+    /// Feet whose contacts on this clip were drawn by hand.
+    pub drawn: Vec<String>,
+    /// The clip's first key and length, in seconds: frame k of `frames` is at
+    /// `start_secs + k / (frames - 1) * duration_secs`.
+    pub start_secs: f32,
+    pub duration_secs: f32,
+}
+
+impl ContactBars {
+    /// Contacts over this clip's frames as the seconds a project keeps.
+    pub fn spans(&self, contacts: &[FootContact]) -> Vec<(f32, f32)> {
+        let at = |k: usize| {
+            let t = k as f32 / (self.frames.max(2) - 1) as f32;
+            self.start_secs + t.clamp(0.0, 1.0) * self.duration_secs
+        };
+        contacts.iter().map(|c| (at(c.start), at(c.end))).collect()
+    }
+}
+
+/// A foot's contacts as the user left them: `None` goes back to the detected ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactChange {
+    pub foot: String,
+    pub contacts: Option<Vec<FootContact>>,
 }
 
 /// One bar as last drawn: its foot, contact and rectangle on screen.
@@ -48,44 +75,57 @@ fn frame_time(frame: usize, frames: usize, clip: &ClipInfo) -> f32 {
     t.clamp(0.0, 1.0) * clip.duration_secs
 }
 
+/// The frame of `frames` under x along `rail` (frame k at k/(frames-1) of the rail).
+pub fn frame_at(x: f32, frames: usize, rail: egui::Rangef) -> usize {
+    let t = ((x - rail.min) / rail.span().max(1e-3)).clamp(0.0, 1.0);
+    (t * (frames.max(1) - 1) as f32).round() as usize
+}
+
 /// Draws one row per foot of `bars` under a rail spanning `rail` (x, in points); a click on
-/// a bar moves the time to its start (and pauses). Returns the bars drawn.
+/// a bar moves the time to its start (and pauses). Returns the bars drawn and the edit the
+/// user finished this frame, if any.
 pub fn contact_bars_ui(
     ui: &mut egui::Ui,
     rail: egui::Rangef,
     bars: &ContactBars,
     playback: &mut Playback,
     clip: &ClipInfo,
-) -> Vec<DrawnBar> {
+) -> (Vec<DrawnBar>, Option<ContactChange>) {
     let mut drawn = Vec::new();
+    let mut change = None;
     for foot in &bars.feet {
-        let (row, _) = ui.allocate_exact_size(
+        let (row, lane_response) = ui.allocate_exact_size(
             egui::vec2(ui.available_width(), ROW_HEIGHT),
-            egui::Sense::hover(),
+            egui::Sense::click(),
         );
         let lane = egui::Rect::from_x_y_ranges(rail, row.y_range().shrink(1.0));
         ui.painter()
             .rect_filled(lane, 2.0, ui.visuals().extreme_bg_color);
+        let lane_edit = super::contact_edit::lane_ui(&lane_response, foot, bars, rail);
         for (i, contact) in foot.contacts.iter().enumerate() {
             let rect =
                 egui::Rect::from_x_y_ranges(bar_span(contact, bars.frames, rail), lane.y_range());
-            if bar_ui(ui, &foot.foot, i, contact, rect).clicked() {
+            let (response, edit) = super::contact_edit::bar_edit_ui(ui, foot, i, rect, bars, rail);
+            let response = bar_ui(ui, &foot.foot, i, contact, rect, response);
+            if response.clicked() {
                 playback.time_secs = frame_time(contact.start, bars.frames, clip);
                 playback.playing = false;
             }
+            change = change.or(edit);
             drawn.push(DrawnBar {
                 foot: foot.foot.clone(),
                 contact: *contact,
                 rect,
             });
         }
+        change = change.or(lane_edit);
         name_ui(ui, &foot.foot, lane);
         marker_ui(ui, rail, lane, playback, clip);
     }
     if !bars.feet.is_empty() {
         ui.add_space(2.0);
     }
-    drawn
+    (drawn, change)
 }
 
 /// The current time's line across a row, continuing the strip's marker.
@@ -109,9 +149,8 @@ fn bar_ui(
     index: usize,
     contact: &FootContact,
     rect: egui::Rect,
+    response: egui::Response,
 ) -> egui::Response {
-    let id = ui.scope_id().with(("contact bar", foot, index));
-    let response = ui.interact(rect, id, egui::Sense::click());
     let label = format!("{foot} contact {}", index + 1);
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
     let color = if response.hovered() {
@@ -121,8 +160,9 @@ fn bar_ui(
     };
     ui.painter().rect_filled(rect, 2.0, color);
     response.on_hover_text(format!(
-        "{foot} planted, frames {}–{}: click to go to its start. The Solve tab's contact \
-         thresholds widen or narrow the contacts.",
+        "{foot} planted, frames {}–{}: click to go to its start, drag its ends or body to \
+         edit it, right-click to delete it. The Solve tab's contact thresholds widen or \
+         narrow the detected contacts.",
         contact.start, contact.end
     ))
 }

@@ -6,6 +6,7 @@ pub mod autosave;
 mod character_view;
 pub mod command;
 pub mod contact_bars;
+pub mod contact_edit;
 pub mod document;
 pub mod errors;
 mod export_task;

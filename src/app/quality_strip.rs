@@ -1,9 +1,11 @@
 //! The strip under the timeline: one slice per output frame of the quality report, green
 //! where the retarget is fine, red where it breaks a limit, with the current frame marked.
 //! Slices sit where their frame's time sits on the scrubber's rail above, so the handle and
-//! the marker line up; a click or drag on the strip scrubs too.
+//! the marker line up; a click or drag on the strip scrubs too. Under it, thinner rows show
+//! the feet and reach measures alone (skate, ground, reach), so a red frame says what broke.
 
 use super::timeline::{ClipInfo, Playback};
+use crate::core::quality::{FrameRow, Measure};
 use eframe::egui;
 
 /// Height of the strip in points.
@@ -23,7 +25,15 @@ pub struct Strip {
     pub cells: Vec<StripCell>,
     pub marker_x: f32,
     pub rect: egui::Rect,
+    /// The measure rows drawn under it, each with its rectangle.
+    pub rows: Vec<(Measure, egui::Rect)>,
 }
+
+/// Height of a measure's row in points.
+const ROW_HEIGHT: f32 = 6.0;
+
+/// The measures that get a row of their own: what planting, the floor and reach change.
+const ROW_MEASURES: [Measure; 3] = [Measure::Skate, Measure::Ground, Measure::Reach];
 
 /// Green (0, fine) through yellow to red (1 and above, a limit broken there).
 pub fn badness_color(badness: f32) -> egui::Color32 {
@@ -108,7 +118,53 @@ pub fn strip_ui(
         cells,
         marker_x,
         rect,
+        rows: Vec::new(),
     }
+}
+
+/// One thin row per measure of `ROW_MEASURES` that `rows` holds, under the strip, labelled
+/// at its left; hovering tells how many frames break that measure's limit.
+pub fn measure_rows_ui(
+    ui: &mut egui::Ui,
+    rail: egui::Rangef,
+    rows: &[FrameRow],
+    marker_x: f32,
+) -> Vec<(Measure, egui::Rect)> {
+    let mut drawn = Vec::new();
+    for measure in ROW_MEASURES {
+        let Some(row) = rows.iter().find(|r| r.measure == measure) else {
+            continue;
+        };
+        ui.add_space(1.0);
+        let (line, response) = ui.allocate_exact_size(
+            egui::vec2(ui.available_width(), ROW_HEIGHT),
+            egui::Sense::hover(),
+        );
+        let rect = egui::Rect::from_x_y_ranges(rail, line.y_range());
+        let painter = ui.painter_at(line);
+        painter.rect_filled(rect, 1.0, ui.visuals().extreme_bg_color);
+        for cell in strip_cells(&row.badness, rail) {
+            let r = egui::Rect::from_x_y_ranges(cell.x, rect.y_range());
+            painter.rect_filled(r, 0.0, cell.color);
+        }
+        let stroke = egui::Stroke::new(2.0, ui.visuals().strong_text_color());
+        painter.vline(marker_x, line.y_range(), stroke);
+        painter.text(
+            egui::pos2(line.left() + 2.0, line.center().y),
+            egui::Align2::LEFT_CENTER,
+            measure.label(),
+            egui::FontId::proportional(8.0),
+            ui.visuals().weak_text_color(),
+        );
+        let bad = row.badness.iter().filter(|&&b| b >= 1.0).count();
+        response.on_hover_text(format!(
+            "{} per frame: {bad} of {} frames break its limit (red)",
+            measure.label(),
+            row.badness.len()
+        ));
+        drawn.push((measure, rect));
+    }
+    drawn
 }
 
 #[cfg(test)]

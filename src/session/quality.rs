@@ -239,7 +239,8 @@ impl Session {
     /// Retargets the clip `name` (or the session's) and measures it against the source.
     pub fn quality(&self, name: Option<&str>, limits: &Thresholds) -> Result<Report, SessionError> {
         let source_clip = self.source_clip(name)?;
-        let output = self.retarget_clip(Some(&source_clip.name), None)?;
+        let mut r = self.retargeter()?;
+        let output = self.retarget_clip_by(&mut r, Some(&source_clip.name), None)?;
         let frames = output.frame_count().max(2);
         let step = source_clip.duration_secs() / (frames - 1) as f32;
         let times: Vec<f32> = (0..frames)
@@ -259,7 +260,7 @@ impl Session {
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
                 .into(),
         })?;
-        quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
+        let mut report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
                 quality::QualityError::Flat(quality::Side::Source)
                 | quality::QualityError::NoLegs(quality::Side::Source) => &self.source,
@@ -269,6 +270,17 @@ impl Session {
                 path: side.path.clone(),
                 problem: e.to_string(),
             }
-        })
+        })?;
+        let missed = &r.last_plant().reach_missed;
+        if !missed.is_empty() {
+            // Millimetres at the judge's 1.75 m person, as ground and skate are.
+            let mm = 1750.0 / f64::from(r.target_height());
+            let severity: Vec<f64> = missed
+                .iter()
+                .map(|&m| Thresholds::severity(f64::from(m) * mm, limits.reach_mm))
+                .collect();
+            report.add_frame_row(quality::Measure::Reach, &severity);
+        }
+        Ok(report)
     }
 }

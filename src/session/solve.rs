@@ -96,6 +96,34 @@ impl Session {
         Ok(r.planted_feet().map(|f| names[f].clone()).collect())
     }
 
+    /// The target's forward (+Z, which both sides face) in its pelvis's frame at the
+    /// reference pose: the pole direction that bends knees forward.
+    pub fn pelvis_forward(&self) -> Option<glam::Vec3> {
+        let pelvis = self.retargeter().ok()?.pelvis()?;
+        let world = self.target.reference.world_matrices(self.target.skeleton());
+        world[pelvis]
+            .inverse()
+            .transform_vector3(glam::Vec3::Z)
+            .try_normalize()
+    }
+
+    /// The target joints of the chain that holds `foot`, from its top down to the foot.
+    pub fn leg_joints(&self, foot: &str) -> Vec<String> {
+        let t = self.target.skeleton();
+        let Some(j) = t.find(foot) else {
+            return Vec::new();
+        };
+        let chains = &self.target.chains;
+        let Some(chain) = chains.chain_of(j).map(|c| &chains.chains[c]) else {
+            return vec![foot.to_owned()];
+        };
+        let end = chain.joints.iter().position(|&k| k == j).unwrap_or(0);
+        chain.joints[..=end]
+            .iter()
+            .map(|&k| t.names()[k].clone())
+            .collect()
+    }
+
     /// The reach chains of `reach`, under `map`: each named joint's chain from its top down
     /// to it, reaching for the source joint mapped onto it. Names that are not a mapped
     /// joint of a chain are left out.

@@ -306,3 +306,58 @@ fn a_leg_can_be_left_unplanted_and_limits_hold_what_ik_adds() {
         );
     }
 }
+
+/// The quality strip's rows (#12): skate, ground and reach per frame. The left hand in
+/// absolute mode reaches its goal on the VRM, so its row stays clear; on the VRM with arms
+/// half as long the scaled goal hangs out of the hand's reach and the row shows where.
+#[test]
+fn the_strip_shows_skate_ground_and_reach_per_frame() {
+    use retarget_studio::core::quality::Measure;
+    let dir = tempfile::tempdir().unwrap();
+    use crate::common::file_variants::{four_armed::arm_tops, glb::Glb, longer_limbs};
+    let short = dir.path().join("vrm_short_arms.glb");
+    let vrm = asset_path("vrm/cryptovoxels.vrm");
+    let bytes = std::fs::read(&vrm).unwrap();
+    let tops = arm_tops(&Glb::parse(&bytes));
+    std::fs::write(&short, longer_limbs(&bytes, &tops, 0.5)).unwrap();
+    let walk = asset_path("bvh/02_01.bvh");
+    let mut missed_frames = Vec::new();
+    for target in [vrm, short] {
+        let mut s = session(&walk, &target, true);
+        let plain = report(&s);
+        assert!(
+            plain.frame_row(Measure::Reach).is_none(),
+            "no reach chain yet"
+        );
+        for m in [Measure::Skate, Measure::Ground, Measure::Pelvis] {
+            let row = plain.frame_row(m).expect("measured per frame");
+            assert_eq!(row.len(), plain.frames, "{m:?}");
+        }
+        let hand = s
+            .map
+            .pairs()
+            .iter()
+            .find(|p| p.bone == Some(HumanBone::LeftHand));
+        let hand = s.target.skeleton().names()[hand.unwrap().target].clone();
+        s.reach.push(hand);
+        let r = report(&s);
+        let row = r.frame_row(Measure::Reach).expect("a reach row");
+        assert_eq!(row.len(), r.frames);
+        // The worst row per frame is the strip's overall badness.
+        for (i, b) in r.frame_badness.iter().enumerate() {
+            let worst = r
+                .frame_rows
+                .iter()
+                .map(|row| row.badness[i])
+                .fold(0.0, f32::max);
+            assert_eq!(*b, worst, "frame {i}");
+        }
+        missed_frames.push(row.iter().filter(|&&b| b >= 1.0).count());
+    }
+    println!("frames where the hand misses its goal: {missed_frames:?}");
+    assert_eq!(missed_frames[0], 0, "the VRM's hand reaches its goal");
+    assert!(
+        missed_frames[1] > 10,
+        "short arms cannot: {missed_frames:?}"
+    );
+}

@@ -89,10 +89,15 @@ fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
         assert!(n >= 3, "{foot}: {n} contacts");
     }
     let strip = h.state().strip.clone().unwrap();
+    // Under the strip, the feet's own rows: the walk has contacts, and nothing reaches.
+    use retarget_studio::core::quality::Measure;
+    let rows: Vec<Measure> = strip.rows.iter().map(|r| r.0).collect();
+    assert_eq!(rows, [Measure::Skate, Measure::Ground]);
     for bar in &bars {
         assert!(bar.rect.left() >= strip.rect.left() - 1e-3);
         assert!(bar.rect.right() <= strip.rect.right() + 1e-3);
         assert!(bar.rect.top() >= strip.rect.bottom(), "under the strip");
+        assert!(bar.rect.top() >= strip.rows[1].1.bottom(), "and its rows");
     }
     let second = bars.iter().filter(|b| b.foot == feet[0]).nth(1).unwrap();
     h.get_by_label(&format!("{} contact 2", feet[0])).click();
@@ -125,4 +130,166 @@ fn the_export_panel_s_mirror_sets_the_solve_flag() {
     h.get_by_label("Mirror").click();
     h.run_steps(2);
     assert!(!mirror(&h), "and the Solve tab clears it");
+}
+
+/// Presses the primary button at `from`, moves to `to` over a few frames, lets go.
+fn drag(h: &mut H, from: egui::Pos2, to: egui::Pos2) {
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(egui::Event::PointerMoved(from));
+    h.step();
+    h.event(button(from, true));
+    h.step();
+    for k in 1..=4 {
+        h.event(egui::Event::PointerMoved(from.lerp(to, k as f32 / 4.0)));
+        h.step();
+    }
+    h.event(button(to, false));
+    h.step();
+}
+
+fn drawn(h: &H, foot: &str) -> Option<Vec<(f32, f32)>> {
+    let session = h.state().doc.session.as_ref().unwrap();
+    let clip = h.state().clip_info().unwrap().name;
+    session.drawn_contacts(&clip, foot).map(<[_]>::to_vec)
+}
+
+#[test]
+fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(walk_project(dir.path()), Tab::Quality);
+    let bars = h.state().bars.clone();
+    let foot = bars[0].foot.clone();
+    let before: Vec<_> = bars.iter().filter(|b| b.foot == foot).cloned().collect();
+    let frames = h.state().contact_bars().unwrap().frames;
+    let bar = &before[1];
+    let frame_width = bar.rect.width() / (bar.contact.frames() as f32);
+    // The bar's right end, dragged five frames later.
+    let from = egui::pos2(bar.rect.right() - 1.0, bar.rect.center().y);
+    let to = from + egui::vec2(5.0 * frame_width, 0.0);
+    drag(&mut h, from, to);
+    h.run_steps(2);
+    assert!(h.state().doc.dirty, "an unsaved change");
+    assert_eq!(
+        h.state().undo.undo_label(),
+        Some(format!("Contacts of {foot}").as_str())
+    );
+    let spans = drawn(&h, &foot).expect("the foot's contacts are drawn now");
+    assert_eq!(spans.len(), before.len());
+    settle(&mut h);
+    let after: Vec<_> = h
+        .state()
+        .bars
+        .iter()
+        .filter(|b| b.foot == foot)
+        .cloned()
+        .collect();
+    let moved = after[1].contact;
+    println!("{:?} -> {moved:?} of {frames}", bar.contact);
+    assert_eq!(moved.start, bar.contact.start);
+    assert!(
+        (moved.end as i64 - bar.contact.end as i64 - 5).abs() <= 1,
+        "{:?} -> {moved:?}",
+        bar.contact
+    );
+    // The other contacts are kept as they were.
+    assert_eq!(after[0].contact, before[0].contact);
+
+    // A double-click on the lane's empty start adds a contact there.
+    let lane_y = bar.rect.center().y;
+    let strip = h.state().strip.clone().unwrap();
+    let empty = (0..frames)
+        .find(|&k| {
+            !after
+                .iter()
+                .any(|b| b.contact.start <= k + 4 && k <= b.contact.end + 4)
+        })
+        .expect("a gap between contacts");
+    let x = strip.rect.left() + strip.rect.width() * empty as f32 / (frames - 1) as f32;
+    h.event(egui::Event::PointerMoved(egui::pos2(x, lane_y)));
+    h.step();
+    // Both clicks within one frame: the harness steps a quarter second per event.
+    let click = |pressed| egui::Event::PointerButton {
+        pos: egui::pos2(x, lane_y),
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.input_mut()
+        .events
+        .extend([click(true), click(false), click(true), click(false)]);
+    h.step();
+    h.run_steps(2);
+    settle(&mut h);
+    let added: Vec<_> = h
+        .state()
+        .bars
+        .iter()
+        .filter(|b| b.foot == foot)
+        .cloned()
+        .collect();
+    assert_eq!(added.len(), after.len() + 1, "{added:?}");
+
+    // Undo twice: the detected contacts again, and nothing drawn.
+    for _ in 0..2 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run_steps(1);
+    }
+    settle(&mut h);
+    assert_eq!(drawn(&h, &foot), None);
+    let back: Vec<_> = h
+        .state()
+        .bars
+        .iter()
+        .filter(|b| b.foot == foot)
+        .map(|b| b.contact)
+        .collect();
+    assert_eq!(back, before.iter().map(|b| b.contact).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
+    use retarget_studio::core::retarget::Pole;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(walk_project(dir.path()), Tab::Solve);
+    let session = |h: &H| h.state().doc.session.clone().unwrap();
+    let feet = session(&h).planted_feet().unwrap();
+    assert_eq!(feet.len(), 2);
+    // A leg's IK switch.
+    assert_eq!(h.get_all_by_label("IK").count(), 2, "one switch per leg");
+    h.get_all_by_label("IK").next().unwrap().click();
+    h.run_steps(2);
+    assert_eq!(session(&h).unplanted, vec![feet[0].clone()]);
+    assert_eq!(
+        h.state().undo.undo_label(),
+        Some(format!("Plant {} off", feet[0]).as_str())
+    );
+    // Its pole: backward, in the pelvis's frame.
+    h.get_all_by_label("Pole").next().unwrap().click();
+    h.run_steps(2);
+    h.get_by_label("Backward").click();
+    h.run_steps(2);
+    let forward = session(&h).pelvis_forward().unwrap();
+    match session(&h).leg_options(&feet[0]).pole {
+        Pole::Direction(d) => assert!(d.dot(forward) < -0.999, "{d} vs {forward}"),
+        other => panic!("the pole is {other:?}"),
+    }
+    // A limb's reach.
+    h.get_by_label("Reach").click();
+    h.run_steps(2);
+    let arm = h.get_all_by_label_contains("grasper").next().unwrap();
+    arm.click();
+    h.run_steps(2);
+    assert_eq!(session(&h).reach.len(), 1, "one limb reaches");
+    // Undo all three, one at a time.
+    for _ in 0..3 {
+        h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+        h.run_steps(1);
+    }
+    let s = session(&h);
+    assert!(s.unplanted.is_empty() && s.reach.is_empty() && s.legs.is_empty());
 }

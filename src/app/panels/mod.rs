@@ -8,6 +8,7 @@ mod pose;
 pub mod quality;
 pub mod skeleton;
 mod solve;
+mod solve_chains;
 
 pub use export::ExportRequest;
 
@@ -85,7 +86,7 @@ pub fn tools_ui(
         Tab::BoneMap => bone_map::bone_map_ui(ui, session, tools.selected, state, commands),
         Tab::Skeleton => skeleton::skeleton_ui(ui, session, state, commands),
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
-        Tab::Solve => solve::solve_ui(ui, session, commands),
+        Tab::Solve => solve::solve_ui(ui, session, tools.doc.revision, commands),
         Tab::Export => {
             export::export_ui(ui, session, tools.clip, &mut state.export, commands);
             export::progress_ui(ui, tools.export_progress, commands);

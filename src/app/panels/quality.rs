@@ -124,6 +124,7 @@ pub fn figure_and_limit(v: &Verdict) -> (String, String) {
         Measure::Pelvis => (format!("{value:+.3} leg lengths"), format!("± {limit}")),
         Measure::Ground => (format!("{value:+.1} mm"), format!("± {limit} mm")),
         Measure::Skate => (format!("{value:+.1} mm"), format!("≤ +{limit} mm")),
+        Measure::Reach => (format!("{value:.1} mm"), format!("≤ {limit} mm")),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::core::retarget::SolveSettings;
 use crate::session::{Edit, Session};
 use eframe::egui;
 
-pub fn solve_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
+pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &mut Vec<Command>) {
     let mut s = session.solve;
     switches_ui(ui, &mut s);
     ui.separator();
@@ -34,6 +34,8 @@ pub fn solve_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command
     if s != session.solve {
         commands.push(Command::Edit(Edit::SetSolve(s)));
     }
+    ui.separator();
+    super::solve_chains::chains_ui(ui, session, revision, commands);
 }
 
 /// The on/off switches, each with what it does in a tooltip.
@@ -99,7 +101,7 @@ fn numbers_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
 }
 
 /// The contact detection's thresholds, shown as percentages of the source's height.
-fn contacts_ui(ui: &mut egui::Ui, c: &mut ContactThresholds) {
+pub(super) fn contacts_ui(ui: &mut egui::Ui, c: &mut ContactThresholds) {
     ui.strong("Contacts");
     ui.end_row();
     let rows: [(&mut f32, &str, &str, &str); 4] = [

@@ -2,10 +2,11 @@
 //! in the background as the document and clip change, drawn under the quality strip.
 
 use super::StudioApp;
+use crate::app::command::Command;
 use crate::app::contact_bars::{ContactBars, contact_bars_ui};
 use crate::app::guard::Job;
 use crate::app::keyed_task::KeyedTask;
-use crate::session::Session;
+use crate::session::{Edit, Session};
 use eframe::egui;
 
 pub(super) type ContactsTask = KeyedTask<ContactBars>;
@@ -23,9 +24,18 @@ fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
         .or(source.fps())
         .unwrap_or(30.0)
         .max(1e-3);
+    let feet = session.foot_contacts(Some(clip))?;
+    let drawn = feet
+        .iter()
+        .filter(|f| session.drawn_contacts(clip, &f.foot).is_some())
+        .map(|f| f.foot.clone())
+        .collect();
     Ok(ContactBars {
         frames: (source.duration_secs() * fps).round() as usize + 1,
-        feet: session.foot_contacts(Some(clip))?,
+        feet,
+        drawn,
+        start_secs: source.start_secs(),
+        duration_secs: source.duration_secs(),
     })
 }
 
@@ -64,6 +74,15 @@ impl StudioApp {
             self.bars.clear();
             return;
         };
-        self.bars = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
+        let (drawn, change) = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
+        if let Some(change) = change {
+            let spans = change.contacts.map(|c| bars.spans(&c));
+            self.commands.push(Command::Edit(Edit::SetContacts {
+                clip: info.name.clone(),
+                foot: change.foot,
+                spans,
+            }));
+        }
+        self.bars = drawn;
     }
 }

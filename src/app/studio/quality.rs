@@ -3,7 +3,7 @@
 //! timeline.
 
 use super::StudioApp;
-use crate::app::quality_strip::strip_ui;
+use crate::app::quality_strip::{measure_rows_ui, strip_ui};
 use crate::app::quality_task::QualityKey;
 use crate::core::quality::Report;
 use eframe::egui;
@@ -56,11 +56,12 @@ impl StudioApp {
     /// The strip under the timeline's rail, from the last report for this clip.
     pub(super) fn quality_strip_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let Some(info) = self.clip_info() else { return };
-        let badness = self
-            .quality
-            .latest_for_clip(self.clip.as_deref())
-            .map(|r| r.frame_badness.as_slice());
-        let strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
+        let report = self.quality.latest_for_clip(self.clip.as_deref());
+        let badness = report.map(|r| r.frame_badness.as_slice());
+        let mut strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
+        if let Some(r) = report {
+            strip.rows = measure_rows_ui(ui, rail, &r.frame_rows, strip.marker_x);
+        }
         self.strip = Some(strip);
     }
 }

@@ -46,7 +46,7 @@ pub fn evaluate(
     let names_a: Vec<String> = spec.feet.iter().map(|f| a.names[f.a].clone()).collect();
     let names_b: Vec<String> = spec.feet.iter().map(|f| b.names[f.b].clone()).collect();
     let contacts = names_a.iter().zip(&tracks.planted).zip(&tracks.runs);
-    let (frame_badness, bad_frames) = tracks.strip(limits, a.frames());
+    let strip = tracks.strip(limits, a.frames());
     let mut report = Report {
         passed: false,
         frames: a.frames(),
@@ -71,8 +71,9 @@ pub fn evaluate(
             })
             .collect(),
         verdicts: Vec::new(),
-        frame_badness,
-        bad_frames,
+        frame_badness: strip.badness,
+        frame_rows: strip.rows,
+        bad_frames: strip.bad_frames,
         flags: Vec::new(),
     };
     judge(&mut report);

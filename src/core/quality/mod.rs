@@ -35,7 +35,7 @@ pub use evaluate::evaluate;
 pub use feet::{FootFigure, GroundFigures, SkateFigures, ground, skate};
 pub use motion::{FootPair, Motion, SegmentPair, Side, Spec};
 pub use pelvis::{PelvisFigures, pelvis};
-pub use report::{Flag, FootContacts, Measure, Pair, Report, Verdict};
+pub use report::{Flag, FootContacts, FrameRow, Measure, Pair, Report, Verdict};
 pub use same_rig::{SameRigFigures, same_rig};
 pub use thresholds::Thresholds;
 

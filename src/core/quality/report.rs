@@ -19,6 +19,8 @@ pub enum Measure {
     Pelvis,
     Ground,
     Skate,
+    /// A chain in absolute mode short of its source's end (per frame only, not judged).
+    Reach,
 }
 
 impl Measure {
@@ -30,6 +32,7 @@ impl Measure {
             Measure::Pelvis => "pelvis",
             Measure::Ground => "ground",
             Measure::Skate => "skate",
+            Measure::Reach => "reach",
         }
     }
 }
@@ -90,6 +93,8 @@ pub struct Report {
     pub verdicts: Vec<Verdict>,
     /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.
     pub frame_badness: Vec<f32>,
+    /// The same per measure: what breaks where (skate, ground, reach...).
+    pub frame_rows: Vec<FrameRow>,
     pub bad_frames: Vec<usize>,
     /// The failing verdicts, worst first.
     pub flags: Vec<Flag>,
@@ -99,4 +104,41 @@ impl Report {
     pub fn passed(&self) -> bool {
         self.passed
     }
+
+    /// The per-frame row of `measure`, if it was measured.
+    pub fn frame_row(&self, measure: Measure) -> Option<&[f32]> {
+        let row = self.frame_rows.iter().find(|r| r.measure == measure);
+        row.map(|r| r.badness.as_slice())
+    }
+
+    /// Adds a measure's per-frame row (a share of its limit per frame; above 1 breaks it),
+    /// folding it into the worst per frame.
+    pub fn add_frame_row(&mut self, measure: Measure, severity: &[f64]) {
+        let clamp = |w: f64| {
+            if w.is_finite() {
+                w.clamp(0.0, 1.0) as f32
+            } else {
+                1.0
+            }
+        };
+        for (i, &w) in severity.iter().enumerate().take(self.frame_badness.len()) {
+            self.frame_badness[i] = self.frame_badness[i].max(clamp(w));
+            if w > 1.0 && !self.bad_frames.contains(&i) {
+                self.bad_frames.push(i);
+            }
+        }
+        self.bad_frames.sort_unstable();
+        self.frame_rows.retain(|r| r.measure != measure);
+        self.frame_rows.push(FrameRow {
+            measure,
+            badness: severity.iter().map(|&w| clamp(w)).collect(),
+        });
+    }
+}
+
+/// One measure's share of its limit per frame, 0 (fine) to 1 (broken there).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameRow {
+    pub measure: Measure,
+    pub badness: Vec<f32>,
 }

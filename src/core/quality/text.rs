@@ -90,6 +90,12 @@ impl Report {
                 let (s, t, d, limit) = (p.source, p.target, p.difference, th.pelvis);
                 format!("source {s:.3}, target {t:.3}, difference {d:+.3} leg lengths (limit ±{limit})")
             }
+            Measure::Reach => self.frame_row(Measure::Reach).map_or_else(String::new, |r| {
+                let worst = r.iter().copied().fold(0.0f32, f32::max);
+                let missed = r.iter().filter(|&&b| b >= 1.0).count();
+                let limit = th.reach_mm;
+                format!("worst {:.0} % of {limit} mm, {missed} frames at or past it", worst * 100.0)
+            }),
             Measure::Ground => self.ground.as_ref().map_or_else(String::new, |g| {
                 let (s, t, n) = (g.source.mean_mm, g.target.mean_mm, g.target.contact_frames);
                 let limit = th.ground_mm;

@@ -18,6 +18,9 @@ pub struct Thresholds {
     pub same_rig: f64,
     /// Target mean skate per contact above the source's own, mm at 1.75 m scale.
     pub skate_mm: f64,
+    /// How far a chain in absolute mode may end from its source's end, mm at 1.75 m scale
+    /// (the per-frame strip only).
+    pub reach_mm: f64,
 }
 
 impl Default for Thresholds {
@@ -29,6 +32,7 @@ impl Default for Thresholds {
             direction_deg: 5.0,
             same_rig: 1e-3,
             skate_mm: 5.0,
+            reach_mm: 10.0,
         }
     }
 }

@@ -79,7 +79,7 @@ impl Retargeter {
             poses.push(target_pose.clone());
         }
         self.last_plant = self.plant(target, &mut poses, &times, &feet);
-        self.reach_poses(target, &mut poses, &reached);
+        self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
         if self.solve.mirror {
             self.mirror_poses(target, &mut poses);
         }

@@ -304,6 +304,16 @@ impl Retargeter {
         self.legs.iter().map(|l| l.foot())
     }
 
+    /// The target joint that carries the body (the pole directions' frame), if found.
+    pub fn pelvis(&self) -> Option<usize> {
+        self.roots.first().map(|r| r.pelvis())
+    }
+
+    /// The target figure's height (world units), which the solver scales by.
+    pub fn target_height(&self) -> f32 {
+        self.target_height
+    }
+
     pub fn target_reference(&self) -> &Pose {
         &self.target_reference
     }

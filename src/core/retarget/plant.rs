@@ -110,6 +110,9 @@ pub struct PlantReport {
     pub contacts: Vec<(usize, Vec<FootContact>)>,
     /// Largest pelvis drop over the clip, in world units.
     pub max_hip_drop: f32,
+    /// Per frame, how far the reach chains' farthest end stays from its goal (world
+    /// units); empty without reach chains.
+    pub reach_missed: Vec<f32>,
 }
 
 impl Retargeter {

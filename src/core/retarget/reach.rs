@@ -49,11 +49,19 @@ impl Retargeter {
         }
     }
 
-    /// Solves every reach chain of every pose onto its scaled source end.
-    pub(super) fn reach_poses(&self, target: &Skeleton, poses: &mut [Pose], tracks: &[Vec<Vec3>]) {
+    /// Solves every reach chain of every pose onto its scaled source end. Returns, per
+    /// frame, how far the farthest chain end stays from its goal (out of reach), in the
+    /// target's world units; empty without reach chains.
+    pub(super) fn reach_poses(
+        &self,
+        target: &Skeleton,
+        poses: &mut [Pose],
+        tracks: &[Vec<Vec3>],
+    ) -> Vec<f32> {
         if self.reach.is_empty() {
-            return;
+            return Vec::new();
         }
+        let mut missed = vec![0.0f32; poses.len()];
         let container = Mat4::from(self.target_container);
         let turn = rotation_of(container);
         let scale = self.target_height / self.source_height;
@@ -88,10 +96,12 @@ impl Retargeter {
                 } else {
                     fabrik::solve(pts, lens, goal);
                 }
+                missed[f] = missed[f].max(pts[n - 1].distance(goal));
                 let parent = target.parents()[chain.joints[0]].map_or(turn, |p| rotations[p]);
                 lay_along(pose, &chain.joints, pts, &rotations, parent);
             }
         }
+        missed
     }
 }
 
