@@ -30,7 +30,7 @@ pub struct Strip {
 }
 
 /// Height of a measure's row in points.
-const ROW_HEIGHT: f32 = 6.0;
+const ROW_HEIGHT: f32 = 9.0;
 
 /// The measures that get a row of their own: what planting, the floor and reach change.
 const ROW_MEASURES: [Measure; 3] = [Measure::Skate, Measure::Ground, Measure::Reach];
@@ -149,13 +149,15 @@ pub fn measure_rows_ui(
         }
         let stroke = egui::Stroke::new(2.0, ui.visuals().strong_text_color());
         painter.vline(marker_x, line.y_range(), stroke);
-        painter.text(
-            egui::pos2(line.left() + 2.0, line.center().y),
-            egui::Align2::LEFT_CENTER,
-            measure.label(),
-            egui::FontId::proportional(8.0),
-            ui.visuals().weak_text_color(),
+        let galley = painter.layout_no_wrap(
+            measure.label().to_owned(),
+            egui::FontId::proportional(8.5),
+            ui.visuals().strong_text_color(),
         );
+        let at = egui::pos2(rect.left() + 3.0, rect.center().y - galley.size().y / 2.0);
+        let plate = egui::Rect::from_min_size(at, galley.size()).expand(0.5);
+        painter.rect_filled(plate, 1.0, ui.visuals().panel_fill.gamma_multiply(0.85));
+        painter.galley(at, galley, egui::Color32::PLACEHOLDER);
         let bad = row.badness.iter().filter(|&&b| b >= 1.0).count();
         response.on_hover_text(format!(
             "{} per frame: {bad} of {} frames break its limit (red)",
