@@ -48,6 +48,10 @@ pub(super) struct LegIk {
     pub contacts: Option<ContactThresholds>,
     /// Contacts drawn by hand for the next clips, in clip seconds, in place of detection.
     pub spans: Option<Vec<(f32, f32)>>,
+    /// How far this foot stands above the lowest foot in the target's reference pose (a
+    /// fox's paw joints are not all at one height): where a plant stands above the floor
+    /// when the source's foot is at its lowest.
+    pub rest_lift: f32,
 }
 
 impl LegIk {
@@ -124,6 +128,7 @@ fn path_leg(
         pole: PoleAt::Solved,
         contacts: None,
         spans: None,
+        rest_lift: 0.0,
         kind: LegKind::Path {
             limits: joints.iter().map(|&j| limit_of(j)).collect(),
             joints,
@@ -136,14 +141,20 @@ fn path_leg(
 /// The legs of `map` the planting can move, with their source feet.
 pub(super) fn legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
     let parents = target.parents();
-    found_legs(map, target, tgt_ref)
+    let mut legs: Vec<LegIk> = found_legs(map, target, tgt_ref)
         .into_iter()
         .map(|mut leg| {
             leg.foot_chain = chain_to_root(parents, leg.foot());
             leg.top_chain = chain_to_root(parents, leg.top());
             leg
         })
-        .collect()
+        .collect();
+    let y = |leg: &LegIk| tgt_ref.positions[leg.foot()].y;
+    let lowest = legs.iter().map(y).fold(f32::INFINITY, f32::min);
+    for leg in &mut legs {
+        leg.rest_lift = y(leg) - lowest;
+    }
+    legs
 }
 
 fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
@@ -182,6 +193,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                             pole: PoleAt::Solved,
                             contacts: None,
                             spans: None,
+                            rest_lift: 0.0,
                             kind: LegKind::Detached {
                                 upper: upper[k],
                                 lower: lower[k],

@@ -173,7 +173,12 @@ impl Retargeter {
             }
             let scale = self.target_height / self.source_height;
             let sizes = (scale, self.target_height);
-            let mut goal = eased_goals(solved, track, sizes, &contacts, blend);
+            // The source foot's height above its lowest, scaled, over the target's floor:
+            // a planted foot stands as high as the source's does (the robot's long shins
+            // left one foot 19 mm above the source's and the other 11 below).
+            let lowest = track.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+            let ground = floor.map(|f| (f + leg.rest_lift, lowest));
+            let mut goal = eased_goals(solved, track, sizes, ground, &contacts, blend);
             if let (true, Some(floor)) = (settings.floor, floor) {
                 // A dip of under 1 % of the height is the clip's own (its floor is where
                 // its feet stand at rest, not the lowest they reach); deeper, the foot
@@ -463,6 +468,7 @@ fn eased_goals(
     solved: &[Vec3],
     source: &[Vec3],
     (scale, height): (f32, f32),
+    ground: Option<(f32, f32)>,
     contacts: &[FootContact],
     blend: usize,
 ) -> Vec<Option<Vec3>> {
@@ -476,7 +482,7 @@ fn eased_goals(
         }
         let (run, src) = (&solved[c.start..=end], &source[c.start..=end]);
         let kind = plant_kind(run, src, scale, height);
-        if kind == Plant::Free {
+        if kind == Plant::Free && ground.is_none() {
             continue;
         }
         let count = run.len() as f32;
@@ -484,7 +490,9 @@ fn eased_goals(
         let centre = src.iter().sum::<Vec3>() / count;
         let anchor = |f: usize| match kind {
             Plant::Following => plant + (source[f.clamp(c.start, end)] - centre) * scale,
-            _ => plant,
+            // Not held: only its height is set (below).
+            Plant::Free => solved[f],
+            Plant::Still => plant,
         };
         let from = c.start.saturating_sub(blend);
         let to = (end + blend).min(frames - 1);
@@ -499,7 +507,12 @@ fn eased_goals(
             if w > best[f] {
                 best[f] = w;
                 let held = solved[f].lerp(anchor(f), w);
-                goal[f] = Some(Vec3::new(held.x, solved[f].y, held.z));
+                let y = ground.map_or(solved[f].y, |(floor, lowest)| {
+                    let src = source[f.clamp(c.start, end)].y;
+                    let stands = floor + (src - lowest) * scale;
+                    solved[f].y + (stands - solved[f].y) * w
+                });
+                goal[f] = Some(Vec3::new(held.x, y, held.z));
             }
         }
     }
@@ -577,7 +590,7 @@ mod tests {
             .collect();
         let still = vec![Vec3::new(0.3, 0.0, 0.0); 20];
         let contact = [FootContact { start: 5, end: 12 }];
-        let goals = eased_goals(&solved, &still, (1.0, 1.7), &contact, 2);
+        let goals = eased_goals(&solved, &still, (1.0, 1.7), None, &contact, 2);
         let plant = goals[5].unwrap();
         for g in &goals[5..=12] {
             assert_eq!(g.unwrap(), plant);
@@ -588,11 +601,11 @@ mod tests {
         assert!(goals[3].is_some() && goals[14].is_some());
         // A source foot that slides as the solved one does: left alone.
         let sliding: Vec<Vec3> = solved.iter().map(|p| *p * 2.0).collect();
-        let goals = eased_goals(&solved, &sliding, (0.5, 1.7), &contact, 2);
+        let goals = eased_goals(&solved, &sliding, (0.5, 1.7), None, &contact, 2);
         assert!(goals.iter().all(Option::is_none));
         // One the source slides on purpose, but half as far: the goal slides as the source.
         let half: Vec<Vec3> = solved.iter().map(|p| *p * 0.5).collect();
-        let goals = eased_goals(&solved, &half, (1.0, 0.5), &contact, 2);
+        let goals = eased_goals(&solved, &half, (1.0, 0.5), None, &contact, 2);
         let (a, b) = (goals[5].unwrap(), goals[12].unwrap());
         assert!((b.x - a.x - 0.035).abs() < 1e-5, "{a} {b}");
     }
