@@ -240,6 +240,18 @@ impl Session {
     pub fn quality(&self, name: Option<&str>, limits: &Thresholds) -> Result<Report, SessionError> {
         let source_clip = self.source_clip(name)?;
         let output = self.retarget_clip(Some(&source_clip.name), None)?;
+        self.quality_of(&source_clip.name, &output, limits)
+    }
+
+    /// Measures `output`, already retargeted from the source clip `name`, against that clip:
+    /// a batch writes and judges the same retarget without computing it twice.
+    pub fn quality_of(
+        &self,
+        name: &str,
+        output: &Clip,
+        limits: &Thresholds,
+    ) -> Result<Report, SessionError> {
+        let source_clip = self.source_clip(Some(name))?;
         let frames = output.frame_count().max(2);
         let step = source_clip.duration_secs() / (frames - 1) as f32;
         let times: Vec<f32> = (0..frames)
@@ -252,7 +264,7 @@ impl Session {
             &times,
         );
         let target_joints = measured_joints(&self.target);
-        let b = motion(&self.target, &target_joints, Some(&output), &times);
+        let b = motion(&self.target, &target_joints, Some(output), &times);
         let t = motion(&self.target, &target_joints, None, &[0.0]);
         let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
             path: self.target.path.clone(),
