@@ -256,3 +256,51 @@ fn ctrl_c_keeps_the_outputs_written_and_starts_no_more() {
     );
     retarget_studio::io::load(&written[0], &ImportOptions::default()).unwrap();
 }
+
+#[test]
+fn a_project_applies_to_the_pairs_it_fits_and_the_others_are_automatic() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("walk_robot.ron");
+    let robot = asset_path("gltf/RobotExpressive.glb");
+    let mapped = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args(["map", "-q", "--source"])
+        .arg(asset_path("bvh/02_01.bvh"))
+        .arg("--target")
+        .arg(&robot)
+        .arg("--out")
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(mapped.status.success());
+    let out = dir.path().join("out");
+    let vrm = asset_path("vrm/cryptovoxels.vrm");
+    let o = batch(&[
+        "--sources",
+        p(&asset_path("bvh/02_01.bvh")),
+        "--targets",
+        p(&robot),
+        p(&vrm),
+        "--project",
+        p(&project),
+        "--out",
+        p(&out),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let setup = |name: &str| {
+        summary["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["file"].as_str().unwrap().ends_with(name))
+            .map(|r| r["setup"].clone())
+    };
+    assert_eq!(setup("02_01_on_RobotExpressive.glb").unwrap(), "project");
+    assert_eq!(setup("02_01_on_cryptovoxels.glb").unwrap(), "automatic");
+    let notes = summary["notes"].to_string();
+    assert!(
+        notes.contains("cryptovoxels.vrm") && notes.contains("does not fit"),
+        "{notes}"
+    );
+}

@@ -86,11 +86,11 @@ mod tests {
         touch(dir.path(), "notes.txt");
         std::fs::create_dir(dir.path().join("sub.glb")).unwrap();
         let folder = dir.path().to_str().unwrap().to_owned();
-        assert_eq!(resolve("sources", &[folder.clone()]).unwrap(), [&a, &b]);
+        assert_eq!(resolve("sources", &[folder.clone()]).unwrap(), [a.clone(), b.clone()]);
         let pattern = format!("{folder}/*");
         assert_eq!(
             resolve("sources", &[pattern, folder]).unwrap(),
-            [&a, &b],
+            [a.clone(), b.clone()],
             "each file once"
         );
         let txt = format!("{}/notes.txt", dir.path().display());
