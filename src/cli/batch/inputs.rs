@@ -86,7 +86,10 @@ mod tests {
         touch(dir.path(), "notes.txt");
         std::fs::create_dir(dir.path().join("sub.glb")).unwrap();
         let folder = dir.path().to_str().unwrap().to_owned();
-        assert_eq!(resolve("sources", &[folder.clone()]).unwrap(), [a.clone(), b.clone()]);
+        assert_eq!(
+            resolve("sources", std::slice::from_ref(&folder)).unwrap(),
+            [a.clone(), b.clone()]
+        );
         let pattern = format!("{folder}/*");
         assert_eq!(
             resolve("sources", &[pattern, folder]).unwrap(),
