@@ -29,6 +29,13 @@ use std::time::Instant;
 pub const EXIT_SOME_FAILED: i32 = 1;
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Outputs: <source>_<clip>_on_<target>.glb in --out (the clip left out \
+when it repeats the source's name; -2, -3, ... where names collide).\n\
+Exit codes: 0 every output written; 1 some file or output failed (the others are written), \
+or with --strict some output fails a quality threshold; 2 bad usage or nothing to do; \
+130 Ctrl+C (the outputs written are whole)."
+)]
 pub struct BatchArgs {
     /// Animated files: folders (their .glb .gltf .vrm .bvh .fbx files), glob patterns
     /// (quoted, e.g. 'mocap/*.bvh') or files; several may follow.
