@@ -1,6 +1,6 @@
 use clap::Parser;
 use retarget_studio::cli::{
-    Cli, Command, EXIT_BAD_INPUT, check, dump, inspect, interrupt, map, retarget, save_loop,
+    Cli, Command, EXIT_BAD_INPUT, batch, check, dump, inspect, interrupt, map, retarget, save_loop,
 };
 use std::io::Write;
 
@@ -13,6 +13,13 @@ fn main() {
         Some(Command::Inspect(args)) => inspect::run(&args).map(print),
         Some(Command::Map(args)) => map::run(&args).map(print),
         Some(Command::Retarget(args)) => retarget::run(&args).map(print),
+        Some(Command::Batch(args)) => batch::run(&args).map(|(out, code)| {
+            print(out);
+            // 1: some file or output failed (the rest written); 130: Ctrl+C.
+            if code != 0 {
+                std::process::exit(code);
+            }
+        }),
         Some(Command::DumpPose(args)) => dump::run(&args).map(print),
         Some(Command::Check(args)) => check::run(&args).map(|(out, passed)| {
             print(out);

@@ -1,5 +1,6 @@
 //! The headless commands, on core, io and the session only.
 
+pub mod batch;
 pub mod chains;
 pub mod check;
 pub mod dump;
@@ -36,6 +37,9 @@ pub enum Command {
     Map(map::MapArgs),
     /// Retarget a source clip onto a target character and write GLB or BVH.
     Retarget(retarget::RetargetArgs),
+    /// Every clip of every source onto every target, in parallel: one GLB per output and a
+    /// table of frames, time and quality (exit 1 when some file or output failed).
+    Batch(batch::BatchArgs),
     /// The quality report of a retarget: feet on the floor, body in one piece, moving like
     /// the source (exit 1 when a measure breaks its threshold).
     Check(check::CheckArgs),

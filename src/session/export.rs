@@ -93,6 +93,16 @@ impl Session {
                 return Err(SessionError::Cancelled);
             }
         }
+        self.write_clips(clips, job)
+    }
+
+    /// Writes clips already retargeted in the job's format (reducing keys if it asks); the
+    /// job's clip names, frame rate and root motion are not looked at again.
+    pub fn write_clips(
+        &self,
+        mut clips: Vec<crate::core::Clip>,
+        job: &ExportJob,
+    ) -> Result<ExportSummary, SessionError> {
         let mut summary = ExportSummary {
             clips: clips.len(),
             ..Default::default()

@@ -122,6 +122,12 @@ impl Session {
     ) -> Result<Self, SessionError> {
         let source = Side::load(SideRole::Source, source, options)?;
         let target = Side::load(SideRole::Target, target, &ImportOptions::default())?;
+        Self::automatic_of(source, target)
+    }
+
+    /// As `automatic`, on sides already loaded: a batch loads each file once and pairs it
+    /// with many others.
+    pub fn automatic_of(source: Side, target: Side) -> Result<Self, SessionError> {
         let mut session = Session {
             source,
             target,

@@ -241,6 +241,29 @@ impl Session {
         let source_clip = self.source_clip(name)?;
         let mut r = self.retargeter()?;
         let output = self.retarget_clip_by(&mut r, Some(&source_clip.name), None)?;
+        let mut report = self.quality_of(&source_clip.name, &output, limits)?;
+        let missed = &r.last_plant().reach_missed;
+        if !missed.is_empty() {
+            // Millimetres at the judge's 1.75 m person, as ground and skate are.
+            let mm = 1750.0 / f64::from(r.target_height());
+            let severity: Vec<f64> = missed
+                .iter()
+                .map(|&m| Thresholds::severity(f64::from(m) * mm, limits.reach_mm))
+                .collect();
+            report.add_frame_row(quality::Measure::Reach, &severity);
+        }
+        Ok(report)
+    }
+
+    /// Measures `output`, already retargeted from the source clip `name`, against that clip:
+    /// a batch writes and judges the same retarget without computing it twice.
+    pub fn quality_of(
+        &self,
+        name: &str,
+        output: &Clip,
+        limits: &Thresholds,
+    ) -> Result<Report, SessionError> {
+        let source_clip = self.source_clip(Some(name))?;
         let frames = output.frame_count().max(2);
         let step = source_clip.duration_secs() / (frames - 1) as f32;
         let times: Vec<f32> = (0..frames)
@@ -253,14 +276,14 @@ impl Session {
             &times,
         );
         let target_joints = measured_joints(&self.target);
-        let b = motion(&self.target, &target_joints, Some(&output), &times);
+        let b = motion(&self.target, &target_joints, Some(output), &times);
         let t = motion(&self.target, &target_joints, None, &[0.0]);
         let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
             path: self.target.path.clone(),
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
                 .into(),
         })?;
-        let mut report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
+        quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
                 quality::QualityError::Flat(quality::Side::Source)
                 | quality::QualityError::NoLegs(quality::Side::Source) => &self.source,
@@ -270,17 +293,6 @@ impl Session {
                 path: side.path.clone(),
                 problem: e.to_string(),
             }
-        })?;
-        let missed = &r.last_plant().reach_missed;
-        if !missed.is_empty() {
-            // Millimetres at the judge's 1.75 m person, as ground and skate are.
-            let mm = 1750.0 / f64::from(r.target_height());
-            let severity: Vec<f64> = missed
-                .iter()
-                .map(|&m| Thresholds::severity(f64::from(m) * mm, limits.reach_mm))
-                .collect();
-            report.add_frame_row(quality::Measure::Reach, &severity);
-        }
-        Ok(report)
+        })
     }
 }

@@ -8,6 +8,7 @@ mod bad_input;
 mod bind_placement;
 mod bvh_export;
 mod bvh_import;
+mod cli_batch;
 mod cli_check;
 mod cli_inspect;
 mod cli_interrupt;
