@@ -293,3 +293,27 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     let s = session(&h);
     assert!(s.unplanted.is_empty() && s.reach.is_empty() && s.legs.is_empty());
 }
+
+#[test]
+fn the_mirror_plane_can_be_set_to_a_world_axis_and_the_path_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(walk_project(dir.path()), Tab::Solve);
+    let plane = |h: &H| h.state().doc.session.as_ref().unwrap().solve.mirror_plane;
+    assert!(
+        h.query_by_label("Mirror plane").is_none(),
+        "shown once mirroring is on"
+    );
+    h.get_by_label("Mirror").click();
+    h.run_steps(2);
+    h.get_by_label("Mirror plane").click();
+    h.run_steps(2);
+    h.get_by_label("X").click();
+    h.run_steps(2);
+    assert_eq!(plane(&h).axis, Some(glam::Vec3::X));
+    h.get_by_label("Mirror the path").click();
+    h.run_steps(2);
+    assert!(!plane(&h).hips_translation);
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(1);
+    assert!(plane(&h).hips_translation, "undo brings the path rule back");
+}

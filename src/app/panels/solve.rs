@@ -12,6 +12,9 @@ use eframe::egui;
 pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &mut Vec<Command>) {
     let mut s = session.solve;
     switches_ui(ui, &mut s);
+    if s.mirror {
+        mirror_ui(ui, &mut s.mirror_plane);
+    }
     ui.separator();
     egui::Grid::new("solve_numbers")
         .num_columns(2)
@@ -76,6 +79,53 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
     for (value, label, tip) in switches {
         ui.checkbox(value, label).on_hover_text(tip);
     }
+}
+
+/// The mirror's plane (found from the rig's symmetry, or a world axis), the hips' own
+/// plane, and whether the root's path mirrors too.
+fn mirror_ui(ui: &mut egui::Ui, m: &mut crate::core::mirror::MirrorSettings) {
+    ui.indent("mirror plane", |ui| {
+        axis_ui(ui, "Mirror plane", "From the rig's symmetry", &mut m.axis).on_hover_text(
+            "The plane's normal: found from which joints mirror which, or a world axis",
+        );
+        axis_ui(ui, "Hips plane", "Same as the mirror's", &mut m.hips_axis)
+            .on_hover_text("The plane the hips' own turn mirrors in, set apart");
+        ui.checkbox(&mut m.hips_translation, "Mirror the path")
+            .on_hover_text("A walk curving left curves right; off keeps the root's path");
+    });
+}
+
+/// An optional axis: automatic, or X, Y or Z of the target's world.
+fn axis_ui(
+    ui: &mut egui::Ui,
+    label: &str,
+    auto: &str,
+    axis: &mut Option<glam::Vec3>,
+) -> egui::Response {
+    let named = [
+        ("X", glam::Vec3::X),
+        ("Y", glam::Vec3::Y),
+        ("Z", glam::Vec3::Z),
+    ];
+    let text = match axis {
+        None => auto.to_owned(),
+        Some(a) => named
+            .iter()
+            .find(|(_, v)| a.normalize_or_zero().abs_diff_eq(*v, 1e-4))
+            .map_or_else(
+                || format!("{:.2} {:.2} {:.2}", a.x, a.y, a.z),
+                |(n, _)| (*n).to_owned(),
+            ),
+    };
+    egui::ComboBox::from_label(label)
+        .selected_text(text)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(axis, None, auto);
+            for (name, v) in named {
+                ui.selectable_value(axis, Some(v), name);
+            }
+        })
+        .response
 }
 
 /// Blend time and reach, in the grid.
