@@ -25,7 +25,9 @@ AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate":
 
 def dump(args):
     path, extra, out = args
-    if not os.path.exists(out):
+    # A dump older than its file is of an earlier run into the same folder: dump again.
+    stale = not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(path)
+    if stale:
         r = subprocess.run([os.path.join(TOOLS, "pose-dump"), path, "-o", out] + extra,
                            capture_output=True, text=True)
         if r.returncode != 0:
