@@ -7,12 +7,14 @@
 mod clip;
 mod feet;
 mod legs_ik;
+mod live;
 mod plan;
 mod plant;
 mod reach;
 pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
+pub use live::{PlantScratch, PlantTrack, PoseScratch};
 pub use plant::{PlantReport, SolveSettings};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
@@ -72,6 +74,8 @@ struct TranslationSolve {
     above_pelvis: bool,
 }
 
+/// Cloning copies the plan (a few kilobytes): the runtime fits one copy per clip.
+#[derive(Clone)]
 pub struct Retargeter {
     source_parents: Vec<Option<usize>>,
     source_container: Affine3A,
@@ -270,6 +274,11 @@ impl Retargeter {
         &self.target_reference
     }
 
+    /// The target's container (world from skeleton) that the solve places it under.
+    pub fn target_container(&self) -> glam::Mat4 {
+        glam::Mat4::from(self.target_container)
+    }
+
     pub fn source_len(&self) -> usize {
         self.source_parents.len()
     }
@@ -281,23 +290,39 @@ impl Retargeter {
     /// Solves one frame: `source` is the source's local pose, `target` receives the
     /// target's. Allocates nothing.
     pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        let mut scratch = PoseScratch {
+            source_world: std::mem::take(&mut self.source_world),
+            target_world: std::mem::take(&mut self.target_world),
+        };
+        self.retarget_pose_with(source, target, &mut scratch);
+        self.source_world = scratch.source_world;
+        self.target_world = scratch.target_world;
+    }
+
+    /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
+    /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
+    pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
         debug_assert_eq!(source.len(), self.source_parents.len());
         debug_assert_eq!(target.len(), self.target_parents.len());
+        let PoseScratch {
+            source_world,
+            target_world,
+        } = scratch;
         crate::core::reference::world_rotations_into(
             &self.source_parents,
             self.source_container_rotation,
             &source.rotations,
-            &mut self.source_world,
+            source_world,
         );
         target.copy_from(&self.target_reference);
         for i in 0..self.target_parents.len() {
             let parent_world = match self.target_parents[i] {
-                Some(p) => self.target_world[p],
+                Some(p) => target_world[p],
                 None => self.target_container_rotation,
             };
             let world = match self.rotations[i] {
                 RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
-                RotationSolve::Mapped { source, offset } => self.source_world[source] * offset,
+                RotationSolve::Mapped { source, offset } => source_world[source] * offset,
                 RotationSolve::Between {
                     low_source,
                     low_delta,
@@ -306,8 +331,8 @@ impl Retargeter {
                     fraction,
                     reference_world,
                 } => {
-                    let low = self.source_world[low_source] * low_delta;
-                    let mut high = self.source_world[high_source] * high_delta;
+                    let low = source_world[low_source] * low_delta;
+                    let mut high = source_world[high_source] * high_delta;
                     if low.dot(high) < 0.0 {
                         high = -high;
                     }
@@ -318,7 +343,7 @@ impl Retargeter {
                 Some(k) => self.roots[k].hip_line_turn(self.source_container, source, world),
                 None => world,
             };
-            self.target_world[i] = world;
+            target_world[i] = world;
             target.rotations[i] = (parent_world.inverse() * world).normalize();
         }
         // Parents before children: joints that copy the source's translation are placed in
@@ -362,12 +387,19 @@ impl Retargeter {
     /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
     /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
-        let sampled = SampledClip::new(
-            source,
-            glam::Mat4::from(self.source_container),
-            clip,
-            &self.feet,
-        );
+        let compiled = crate::core::sampler::CompiledClip::new(clip);
+        self.fit_compiled(source, &compiled, clip.frame_count());
+    }
+
+    /// [`Self::fit_clip`] on the clip's compiled form (`frames`: its longest track's keys).
+    pub(crate) fn fit_compiled(
+        &mut self,
+        source: &Skeleton,
+        clip: &crate::core::sampler::CompiledClip,
+        frames: usize,
+    ) {
+        let container = glam::Mat4::from(self.source_container);
+        let sampled = SampledClip::new(source, container, clip, frames, &self.feet);
         for (fit, turns) in self.feet.iter().zip(&sampled.foot_turns) {
             let offset = fit
                 .fitted_offset(&sampled.positions, turns, self.source_height, sampled.dt)
@@ -459,8 +491,15 @@ struct SampledClip {
 }
 
 impl SampledClip {
-    fn new(source: &Skeleton, container: glam::Mat4, clip: &Clip, feet: &[feet::FootFit]) -> Self {
-        let frames = clip.frame_count().clamp(2, 2000);
+    fn new(
+        source: &Skeleton,
+        container: glam::Mat4,
+        clip: &crate::core::sampler::CompiledClip,
+        frames: usize,
+        feet: &[feet::FootFit],
+    ) -> Self {
+        let frames = frames.clamp(2, 2000);
+        let mut cursor = crate::core::sampler::Cursor::new(clip);
         let dt = clip.duration_secs() / (frames - 1) as f32;
         let rest = Pose::rest(source);
         let mut pose = rest.clone();
@@ -469,7 +508,7 @@ impl SampledClip {
         let positions = (0..frames)
             .map(|k| {
                 pose.copy_from(&rest);
-                clip.sample(clip.start_secs() + k as f32 * dt, &mut pose);
+                clip.sample(clip.start_secs() + k as f32 * dt, &mut cursor, &mut pose);
                 pose.world_matrices_under(source, container, &mut world);
                 for (fit, turns) in feet.iter().zip(&mut foot_turns) {
                     turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));

@@ -136,9 +136,49 @@ impl Retargeter {
         tracks: &[Vec<Vec3>],
     ) -> PlantReport {
         let mut report = PlantReport::default();
+        let Some(goals) = self.plant_goals(poses, times, tracks, &mut report) else {
+            return report;
+        };
+        if self.solve.lower_hips {
+            let drops = self.hip_drops(poses, &goals, self.blend_frames(times));
+            report.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
+            if let Some(hips) = self.hips_chain() {
+                for (pose, &drop) in poses.iter_mut().zip(&drops) {
+                    self.lower_hips_by(&hips, pose, drop);
+                }
+            }
+        }
+        let mut scratch = super::PlantScratch::new(self);
+        for (f, pose) in poses.iter_mut().enumerate() {
+            self.plant_frame(target, pose, |leg| goals[leg][f], &mut scratch);
+        }
+        report
+    }
+
+    /// Frames over which a plant eases in and out, at the rate of `times`.
+    pub(super) fn blend_frames(&self, times: &[f32]) -> usize {
+        let frames = times.len();
+        if frames < 2 {
+            return 0;
+        }
+        let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
+        // At most the clip's length (a project may say anything: `as` saturates).
+        ((self.solve.blend_secs * fps).round() as usize).min(frames)
+    }
+
+    /// Per leg and frame, where the foot is to go (`None`: where the solve put it), with
+    /// the contacts put in `report`. `None` when nothing is planted: planting off, no
+    /// legs, under two frames, or one body on both sides (its contacts are still reported).
+    pub(super) fn plant_goals(
+        &self,
+        poses: &[Pose],
+        times: &[f32],
+        tracks: &[Vec<Vec3>],
+        report: &mut PlantReport,
+    ) -> Option<Vec<Vec<Option<Vec3>>>> {
         let settings = &self.solve;
         if !settings.plant_feet || self.legs.is_empty() || poses.len() < 2 {
-            return report;
+            return None;
         }
         if self.same_rig {
             // One body: its clip comes back as it is; the contacts are still shown.
@@ -146,14 +186,10 @@ impl Retargeter {
                 let contacts = detect(track, times, self.source_height, &settings.contacts);
                 report.contacts.push((leg.foot(), contacts));
             }
-            return report;
+            return None;
         }
         let frames = poses.len();
-        let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
-        // At most the clip's length (a project may say anything: `as` saturates).
-        let blend = ((settings.blend_secs * fps).round() as usize).min(frames);
-        let mut world = vec![Mat4::IDENTITY; target.len()];
-        let container = Mat4::from(self.target_container);
+        let blend = self.blend_frames(times);
         // The solved feet, per leg and frame (down their own root paths only).
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
         for pose in poses.iter() {
@@ -190,63 +226,53 @@ impl Retargeter {
             report.contacts.push((leg.foot(), contacts));
             goals.push(goal);
         }
-        if settings.lower_hips {
-            report.max_hip_drop = self.lower_hips(target, poses, &goals, blend);
-        }
-        let mut rotations = vec![Quat::IDENTITY; target.len()];
-        let mut points = vec![
-            Vec3::ZERO;
-            self.legs
-                .iter()
-                .map(|l| l.reach_points())
-                .max()
-                .unwrap_or(3)
-        ];
-        for (f, pose) in poses.iter_mut().enumerate() {
-            if goals.iter().all(|g| g[f].is_none()) {
-                continue;
-            }
-            pose.world_matrices_under(target, container, &mut world);
-            world_rotations_into(
-                target.parents(),
-                rotation_of(container),
-                &pose.rotations,
-                &mut rotations,
-            );
-            for (leg, goal) in self.legs.iter().zip(&goals) {
-                let foot = world[leg.foot()].w_axis.truncate();
-                // A goal where the solved foot already is (a floor that was not crossed):
-                // nothing to solve.
-                if let Some(goal) = goal[f].filter(|g| g.distance(foot) > 1e-5 * self.target_height)
-                {
-                    self.solve_leg(target, leg, goal, pose, &world, &rotations, &mut points);
-
-                    // The next leg may hang from what this one turned (not on any rig here).
-                    world_rotations_into(
-                        target.parents(),
-                        rotation_of(container),
-                        &pose.rotations,
-                        &mut rotations,
-                    );
-                }
-            }
-        }
-        report
+        Some(goals)
     }
 
-    /// Lowers the pelvis, frame by frame, by what the legs that cannot reach their goals
-    /// need, spread over the neighbouring frames so it eases in and out. Returns the
-    /// largest drop.
-    fn lower_hips(
+    /// Solves the legs of one frame's `pose` toward `goal(leg)` (an index into the legs;
+    /// `None` leaves that leg). Allocates nothing.
+    pub(super) fn plant_frame(
         &self,
         target: &Skeleton,
-        poses: &mut [Pose],
+        pose: &mut Pose,
+        goal: impl Fn(usize) -> Option<Vec3>,
+        scratch: &mut super::PlantScratch,
+    ) {
+        if (0..self.legs.len()).all(|l| goal(l).is_none()) {
+            return;
+        }
+        let container = Mat4::from(self.target_container);
+        let super::PlantScratch {
+            world,
+            rotations,
+            points,
+        } = scratch;
+        pose.world_matrices_under(target, container, world);
+        let turn = rotation_of(container);
+        world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+        for (l, leg) in self.legs.iter().enumerate() {
+            let foot = world[leg.foot()].w_axis.truncate();
+            // A goal where the solved foot already is (a floor that was not crossed):
+            // nothing to solve.
+            if let Some(goal) = goal(l).filter(|g| g.distance(foot) > 1e-5 * self.target_height) {
+                self.solve_leg(target, leg, goal, pose, world, rotations, points);
+                // The next leg may hang from what this one turned (not on any rig here).
+                world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+            }
+        }
+    }
+
+    /// Per frame, how far the pelvis comes down for the legs that cannot reach their
+    /// goals, spread over the neighbouring frames so it eases in and out.
+    pub(super) fn hip_drops(
+        &self,
+        poses: &[Pose],
         goals: &[Vec<Option<Vec3>>],
         blend: usize,
-    ) -> f32 {
-        let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) else {
-            return 0.0;
-        };
+    ) -> Vec<f32> {
+        if self.roots.is_empty() {
+            return vec![0.0; poses.len()];
+        }
         let need: Vec<f32> = poses
             .iter()
             .enumerate()
@@ -265,19 +291,27 @@ impl Retargeter {
                     .fold(0.0, f32::max)
             })
             .collect();
-        let smooth = smoothed_max(&need, blend.max(1));
-        let mut above = chain_to_root(target.parents(), pelvis);
+        smoothed_max(&need, blend.max(1))
+    }
+
+    /// The pelvis and the root path above it (its parent's), which a hip drop moves.
+    pub(super) fn hips_chain(&self) -> Option<(usize, Vec<usize>)> {
+        let pelvis = self.roots.first()?.pelvis();
+        let mut above = chain_to_root(&self.target_parents, pelvis);
         above.pop();
-        for (f, pose) in poses.iter_mut().enumerate() {
-            if smooth[f] <= 0.0 {
-                continue;
-            }
-            let parent = chain_world(self.target_container, &above, pose);
-            pose.translations[pelvis] += parent
-                .inverse()
-                .transform_vector3(Vec3::new(0.0, -smooth[f], 0.0));
+        Some((pelvis, above))
+    }
+
+    /// Lowers the pelvis of `pose` by `drop` world units (`hips` from `hips_chain`).
+    pub(super) fn lower_hips_by(&self, hips: &(usize, Vec<usize>), pose: &mut Pose, drop: f32) {
+        if drop <= 0.0 {
+            return;
         }
-        smooth.iter().copied().fold(0.0, f32::max)
+        let (pelvis, above) = hips;
+        let parent = chain_world(self.target_container, above, pose);
+        pose.translations[*pelvis] += parent
+            .inverse()
+            .transform_vector3(Vec3::new(0.0, -drop, 0.0));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -382,7 +416,7 @@ impl Retargeter {
 
 impl LegIk {
     /// Points a solve of this leg needs.
-    fn reach_points(&self) -> usize {
+    pub(super) fn reach_points(&self) -> usize {
         match &self.kind {
             LegKind::Path { joints, .. } => joints.len(),
             LegKind::Detached { .. } => 3,

@@ -38,6 +38,13 @@ impl Cursor {
         self.spans.resize(clip.group_count(), Span::Hold(0));
     }
 
+    /// Makes room for a clip of `groups` key-time groups, so `reset` onto it allocates
+    /// nothing.
+    pub fn reserve(&mut self, groups: usize) {
+        self.next.reserve(groups.saturating_sub(self.next.len()));
+        self.spans.reserve(groups.saturating_sub(self.spans.len()));
+    }
+
     /// Bytes on the heap.
     pub fn heap_bytes(&self) -> usize {
         self.next.capacity() * size_of::<u32>() + self.spans.capacity() * size_of::<Span>()

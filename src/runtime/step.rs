@@ -1,0 +1,79 @@
+//! One instance's update: advance, sample, retarget, plant, mirror, write matrices.
+
+use super::instance::{Flags, Instance};
+use super::rig::RigPair;
+use super::Output;
+use crate::core::mirror::MirrorScratch;
+use crate::core::pose::Pose;
+use crate::core::retarget::{PlantScratch, PoseScratch};
+use glam::Mat4;
+
+/// A thread's working memory: allocated once per crowd, reused every frame.
+pub(super) struct Scratch {
+    source: Pose,
+    pose: PoseScratch,
+    plant: PlantScratch,
+    mirror: MirrorScratch,
+    mirrored: Pose,
+}
+
+impl Scratch {
+    pub fn new(rig: &RigPair) -> Self {
+        let solver = &rig.clips.first().map(|c| &c.solver);
+        Self {
+            source: rig.source_rest.clone(),
+            pose: solver.map(PoseScratch::new).unwrap_or_default(),
+            plant: solver.map(PlantScratch::new).unwrap_or_default(),
+            mirror: MirrorScratch::new(&rig.mirror),
+            mirrored: Pose::rest(&rig.target),
+        }
+    }
+}
+
+/// The time `dt` seconds on, wrapped into the clip's span when looping.
+pub(super) fn advance(time: f32, dt: f32, speed: f32, start: f32, duration: f32, looping: bool) -> f32 {
+    let t = time + dt * speed;
+    if !looping || !t.is_finite() {
+        return t;
+    }
+    if duration <= 0.0 {
+        return start;
+    }
+    start + (t - start).rem_euclid(duration)
+}
+
+/// Updates `inst` by `dt` and writes its matrices into `out` (`target_len()` of them).
+pub(super) fn step(
+    rig: &RigPair,
+    inst: &mut Instance,
+    dt: f32,
+    output: Output,
+    scratch: &mut Scratch,
+    out: &mut [Mat4],
+) {
+    let clip = &rig.clips[inst.clip as usize];
+    let c = &clip.compiled;
+    let looping = inst.flags.contains(Flags::LOOP);
+    inst.time = advance(inst.time, dt, inst.speed, c.start_secs(), c.duration_secs(), looping);
+    scratch.source.copy_from(&rig.source_rest);
+    c.sample(inst.time, &mut inst.cursor, &mut scratch.source);
+    clip.solver
+        .retarget_pose_with(&scratch.source, &mut inst.pose, &mut scratch.pose);
+    let ik = inst.flags.contains(Flags::IK) && !inst.flags.contains(Flags::LOW_DETAIL);
+    if let (true, Some(plants)) = (ik, &clip.plants) {
+        clip.solver
+            .plant_at(&rig.target, plants, inst.time, &mut inst.pose, &mut scratch.plant);
+    }
+    if inst.flags.contains(Flags::MIRROR) {
+        rig.mirror
+            .apply_with(&inst.pose, &mut scratch.mirrored, &mut scratch.mirror);
+        inst.pose.copy_from(&scratch.mirrored);
+    }
+    let top = inst.placement * rig.container;
+    inst.pose.world_matrices_under(&rig.target, top, out);
+    if output == Output::Skinning {
+        for (m, inverse_bind) in out.iter_mut().zip(&rig.inverse_bind) {
+            *m *= *inverse_bind;
+        }
+    }
+}
