@@ -24,7 +24,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(rel)
 }
 
 /// A pair to retarget: its skeletons, the walk and a retargeter with the session's solve.
@@ -37,8 +39,12 @@ struct Pair {
 }
 
 fn pair(name: &'static str, target: &str) -> Pair {
-    let s = Session::automatic(&asset("bvh/01_01.bvh"), &asset(target), &ImportOptions::default())
-        .expect("assets load");
+    let s = Session::automatic(
+        &asset("bvh/01_01.bvh"),
+        &asset(target),
+        &ImportOptions::default(),
+    )
+    .expect("assets load");
     Pair {
         name,
         source: s.source.skeleton().clone(),
@@ -59,7 +65,16 @@ fn pair_65() -> Pair {
     let vrm = s.target.skeleton();
     let mut defs = vrm.joint_defs();
     let mut locals = s.target.reference.locals.clone();
-    let hosts = ["Left arm", "Right arm", "Left elbow", "Right elbow", "Left leg", "Right leg", "Left knee", "Right knee"];
+    let hosts = [
+        "Left arm",
+        "Right arm",
+        "Left elbow",
+        "Right elbow",
+        "Left leg",
+        "Right leg",
+        "Left knee",
+        "Right knee",
+    ];
     for (k, host) in hosts.iter().enumerate() {
         let parent = vrm.find(host).or_else(|| Some(k % vrm.len()));
         let rest = Transform::from_translation(Vec3::new(0.0, 0.05, 0.0));
@@ -69,7 +84,10 @@ fn pair_65() -> Pair {
         locals.scales.push(rest.scale);
     }
     let target = Skeleton::new("vrm65", vrm.container(), defs).expect("65 joints");
-    let reference = ReferencePose { locals, container: s.target.reference.container };
+    let reference = ReferencePose {
+        locals,
+        container: s.target.reference.container,
+    };
     let source = s.source.skeleton();
     let mut r = Retargeter::new(source, &s.source.reference, &target, &reference, &s.map)
         .expect("retargeter builds");
@@ -107,7 +125,8 @@ fn whole_clip(c: &mut Criterion, p: &Pair) {
         b.iter(|| {
             for k in 0..frames {
                 src.copy_from(&rest);
-                p.clip.sample(p.clip.start_secs() + k as f32 * step, &mut src);
+                p.clip
+                    .sample(p.clip.start_secs() + k as f32 * step, &mut src);
                 r.retarget_pose(&src, &mut dst);
             }
         })
@@ -127,7 +146,8 @@ fn whole_clip(c: &mut Criterion, p: &Pair) {
     group.bench_function("sampling alone, old", |b| {
         b.iter(|| {
             for k in 0..frames {
-                p.clip.sample(p.clip.start_secs() + k as f32 * step, &mut src);
+                p.clip
+                    .sample(p.clip.start_secs() + k as f32 * step, &mut src);
             }
         })
     });
@@ -164,7 +184,11 @@ fn one_pose(c: &mut Criterion, p: &Pair) {
 
 fn crowd(rig: &Arc<RigPair>, count: usize, ik: bool) -> (Crowd, Vec<Mat4>) {
     let mut crowd = Crowd::new(rig.clone());
-    let flags = if ik { Flags::LOOP | Flags::IK } else { Flags::LOOP };
+    let flags = if ik {
+        Flags::LOOP | Flags::IK
+    } else {
+        Flags::LOOP
+    };
     let d = rig.clip(0).duration_secs();
     for k in 0..count {
         let at = Mat4::from_translation(Vec3::new((k % 100) as f32, 0.0, (k / 100) as f32));
@@ -176,8 +200,14 @@ fn crowd(rig: &Arc<RigPair>, count: usize, ik: bool) -> (Crowd, Vec<Mat4>) {
 
 fn crowds(c: &mut Criterion, p: &Pair, counts: &[usize]) {
     let rig = Arc::new(
-        RigPair::new(&p.retargeter, &p.source, &p.target, std::slice::from_ref(&p.clip), RigOptions::default())
-            .expect("rig pair builds"),
+        RigPair::new(
+            &p.retargeter,
+            &p.source,
+            &p.target,
+            std::slice::from_ref(&p.clip),
+            RigOptions::default(),
+        )
+        .expect("rig pair builds"),
     );
     let (probe, _) = crowd(&rig, 1, true);
     let inst = &probe.instances()[0];
@@ -194,7 +224,10 @@ fn crowds(c: &mut Criterion, p: &Pair, counts: &[usize]) {
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         for &count in counts {
             for ik in [false, true] {
                 let (mut crowd, mut out) = crowd(&rig, count, ik);

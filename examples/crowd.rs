@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(rel)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -63,7 +65,10 @@ fn main() -> anyhow::Result<()> {
         // Characters that leave the near field drop IK (level of detail).
         if frame == frames / 2 {
             for i in 0..crowd.len() {
-                crowd.instance_mut(i).flags.set(Flags::LOW_DETAIL, i % 2 == 1);
+                crowd
+                    .instance_mut(i)
+                    .flags
+                    .set(Flags::LOW_DETAIL, i % 2 == 1);
             }
         }
         crowd.update(1.0 / 60.0, Output::Skinning, &mut skinning);

@@ -37,7 +37,10 @@ impl Crowd {
     /// Adds a character playing clip `clip` from `time` (seconds on the clip's clock) at
     /// `placement`; returns its index. Allocates its pose and cursor (once).
     pub fn spawn(&mut self, clip: usize, time: f32, placement: Mat4, flags: Flags) -> usize {
-        assert!(clip < self.rig.clip_count(), "clip {clip} is not in the rig pair");
+        assert!(
+            clip < self.rig.clip_count(),
+            "clip {clip} is not in the rig pair"
+        );
         let mut cursor = Cursor::default();
         cursor.reserve(self.rig.max_groups);
         cursor.reset(self.rig.clip(clip));
@@ -56,7 +59,10 @@ impl Crowd {
 
     /// Switches instance `i` to clip `clip` at `time` (no allocation).
     pub fn set_clip(&mut self, i: usize, clip: usize, time: f32) {
-        assert!(clip < self.rig.clip_count(), "clip {clip} is not in the rig pair");
+        assert!(
+            clip < self.rig.clip_count(),
+            "clip {clip} is not in the rig pair"
+        );
         let inst = &mut self.instances[i];
         inst.clip = clip as u32;
         inst.time = time;
@@ -89,7 +95,11 @@ impl Crowd {
     /// (run it inside `ThreadPool::install` to choose the threads). Allocates nothing.
     pub fn update(&mut self, dt: f32, output: Output, out: &mut [Mat4]) {
         let n = self.rig.target_len();
-        assert_eq!(out.len(), self.instances.len() * n, "one block of matrices per instance");
+        assert_eq!(
+            out.len(),
+            self.instances.len() * n,
+            "one block of matrices per instance"
+        );
         if self.instances.is_empty() || n == 0 {
             return;
         }
@@ -109,9 +119,17 @@ impl Crowd {
     /// [`Self::update`] on the calling thread alone.
     pub fn update_serial(&mut self, dt: f32, output: Output, out: &mut [Mat4]) {
         let n = self.rig.target_len();
-        assert_eq!(out.len(), self.instances.len() * n, "one block of matrices per instance");
+        assert_eq!(
+            out.len(),
+            self.instances.len() * n,
+            "one block of matrices per instance"
+        );
         let (rig, scratch) = (&*self.rig, &mut self.scratch[0]);
-        for (inst, out) in self.instances.iter_mut().zip(out.chunks_exact_mut(n.max(1))) {
+        for (inst, out) in self
+            .instances
+            .iter_mut()
+            .zip(out.chunks_exact_mut(n.max(1)))
+        {
             step(rig, inst, dt, output, scratch, out);
         }
     }

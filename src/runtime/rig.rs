@@ -90,7 +90,11 @@ impl RigPair {
             source: source.clone(),
             target: target.clone(),
             source_rest: Pose::rest(source),
-            max_groups: clips.iter().map(|c| c.compiled.group_count()).max().unwrap_or(0),
+            max_groups: clips
+                .iter()
+                .map(|c| c.compiled.group_count())
+                .max()
+                .unwrap_or(0),
             clips,
             mirror: retargeter.mirror(target),
             container,

@@ -1,8 +1,8 @@
 //! One instance's update: advance, sample, retarget, plant, mirror, write matrices.
 
+use super::Output;
 use super::instance::{Flags, Instance};
 use super::rig::RigPair;
-use super::Output;
 use crate::core::mirror::MirrorScratch;
 use crate::core::pose::Pose;
 use crate::core::retarget::{PlantScratch, PoseScratch};
@@ -31,7 +31,14 @@ impl Scratch {
 }
 
 /// The time `dt` seconds on, wrapped into the clip's span when looping.
-pub(super) fn advance(time: f32, dt: f32, speed: f32, start: f32, duration: f32, looping: bool) -> f32 {
+pub(super) fn advance(
+    time: f32,
+    dt: f32,
+    speed: f32,
+    start: f32,
+    duration: f32,
+    looping: bool,
+) -> f32 {
     let t = time + dt * speed;
     if !looping || !t.is_finite() {
         return t;
@@ -54,15 +61,27 @@ pub(super) fn step(
     let clip = &rig.clips[inst.clip as usize];
     let c = &clip.compiled;
     let looping = inst.flags.contains(Flags::LOOP);
-    inst.time = advance(inst.time, dt, inst.speed, c.start_secs(), c.duration_secs(), looping);
+    inst.time = advance(
+        inst.time,
+        dt,
+        inst.speed,
+        c.start_secs(),
+        c.duration_secs(),
+        looping,
+    );
     scratch.source.copy_from(&rig.source_rest);
     c.sample(inst.time, &mut inst.cursor, &mut scratch.source);
     clip.solver
         .retarget_pose_with(&scratch.source, &mut inst.pose, &mut scratch.pose);
     let ik = inst.flags.contains(Flags::IK) && !inst.flags.contains(Flags::LOW_DETAIL);
     if let (true, Some(plants)) = (ik, &clip.plants) {
-        clip.solver
-            .plant_at(&rig.target, plants, inst.time, &mut inst.pose, &mut scratch.plant);
+        clip.solver.plant_at(
+            &rig.target,
+            plants,
+            inst.time,
+            &mut inst.pose,
+            &mut scratch.plant,
+        );
     }
     if inst.flags.contains(Flags::MIRROR) {
         rig.mirror

@@ -34,7 +34,10 @@ fn rig() -> Arc<RigPair> {
     let (arm, clip) = arm_and_clip();
     let reference = ReferencePose::new(&arm, Pose::rest(&arm), &Default::default(), &[]);
     let r = Retargeter::new(&arm, &reference, &arm, &reference, &BoneMap::identity(3)).unwrap();
-    let options = RigOptions { ik: false, fps: None };
+    let options = RigOptions {
+        ik: false,
+        fps: None,
+    };
     Arc::new(RigPair::new(&r, &arm, &arm, &[clip], options).unwrap())
 }
 
@@ -88,7 +91,10 @@ fn parallel_and_serial_updates_agree() {
         a.spawn(0, t, Mat4::IDENTITY, Flags::LOOP);
         b.spawn(0, t, Mat4::IDENTITY, Flags::LOOP);
     }
-    let (mut oa, mut ob) = (vec![Mat4::ZERO; a.output_len()], vec![Mat4::ZERO; b.output_len()]);
+    let (mut oa, mut ob) = (
+        vec![Mat4::ZERO; a.output_len()],
+        vec![Mat4::ZERO; b.output_len()],
+    );
     for _ in 0..5 {
         a.update(1.0 / 60.0, Output::World, &mut oa);
         b.update_serial(1.0 / 60.0, Output::World, &mut ob);

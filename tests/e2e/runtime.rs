@@ -22,7 +22,15 @@ fn playback_times(clip: &Clip) -> Vec<f32> {
     let mut t: Vec<f32> = (0..=((d + 0.2) * 60.0) as usize)
         .map(|k| a - 0.1 + k as f32 / 60.0)
         .collect();
-    t.extend([a, a + d * 0.5, a + d * 0.25, a - 5.0, a + d + 5.0, a + d, a + d * 0.75]);
+    t.extend([
+        a,
+        a + d * 0.5,
+        a + d * 0.25,
+        a - 5.0,
+        a + d + 5.0,
+        a + d,
+        a + d * 0.75,
+    ]);
     t.extend((0..50).map(|k| a + d - k as f32 * d / 70.0));
     if let Some(fps) = clip.fps() {
         t.extend((0..clip.frame_count()).map(|k| a + k as f32 / fps));
@@ -51,7 +59,8 @@ fn every_interpolation(s: &Skeleton) -> Clip {
     let cubic = (0..4)
         .flat_map(|k| [tangent(k as f32), q(0.2 * k as f32), tangent(-(k as f32))])
         .collect();
-    tracks[1].rotation = Some(Track::new(times.clone(), cubic, Interpolation::CubicSpline).unwrap());
+    tracks[1].rotation =
+        Some(Track::new(times.clone(), cubic, Interpolation::CubicSpline).unwrap());
     let steps = (0..4).map(|k| Vec3::splat(k as f32 * 0.1)).collect();
     tracks[0].translation = Some(Track::new(times.clone(), steps, Interpolation::Step).unwrap());
     let lin = (0..4).map(|k| q(-0.3 * k as f32)).collect();
@@ -62,7 +71,11 @@ fn every_interpolation(s: &Skeleton) -> Clip {
 #[test]
 fn the_compiled_sampler_gives_every_bundled_clip_bit_for_bit() {
     let mut clips = 0;
-    let fbx = ["fbx/RobotExpressive.fbx", "fbx/Fox.fbx", "fbx/CesiumMan.fbx"];
+    let fbx = [
+        "fbx/RobotExpressive.fbx",
+        "fbx/Fox.fbx",
+        "fbx/CesiumMan.fbx",
+    ];
     for rel in BVH_ASSETS.iter().chain(GLTF_ASSETS).chain(&fbx) {
         let asset = load(rel);
         for c in &asset.clips {
@@ -85,9 +98,15 @@ fn walk_onto(target: &str) -> Session {
 fn assert_poses_near(got: &Pose, want: &Pose, what: &str) {
     for j in 0..want.len() {
         let (a, b) = (got.rotations[j], want.rotations[j]);
-        assert!(a.dot(b).abs() > 1.0 - 1e-6, "{what}: joint {j} turns {a} vs {b}");
+        assert!(
+            a.dot(b).abs() > 1.0 - 1e-6,
+            "{what}: joint {j} turns {a} vs {b}"
+        );
         let (a, b) = (got.translations[j], want.translations[j]);
-        assert!(a.distance(b) < 1e-4 * (1.0 + b.length()), "{what}: joint {j} at {a} vs {b}");
+        assert!(
+            a.distance(b) < 1e-4 * (1.0 + b.length()),
+            "{what}: joint {j} at {a} vs {b}"
+        );
     }
 }
 
@@ -144,7 +163,10 @@ fn crowd_matches_retarget_clip(target_rel: &str, plant: bool, mirror: bool) -> u
         .clone()
         .retarget_clip(source, &clip, target, &RetargetClipOptions::default())
         .unwrap();
-    let options = RigOptions { ik: plant, fps: None };
+    let options = RigOptions {
+        ik: plant,
+        fps: None,
+    };
     let rig = Arc::new(RigPair::new(&retargeter, source, target, &[clip], options).unwrap());
     let times = out.tracks()[0].rotation.as_ref().unwrap().times().to_vec();
     let mut crowd = Crowd::new(rig.clone());
@@ -159,14 +181,21 @@ fn crowd_matches_retarget_clip(target_rel: &str, plant: bool, mirror: bool) -> u
     crowd.update(0.0, Output::World, &mut matrices);
     for (i, &k) in frames.iter().enumerate() {
         let what = format!("{target_rel} frame {k} plant {plant} mirror {mirror}");
-        assert_poses_near(crowd.instances()[i].pose(), &key_pose(&out, target, k), &what);
+        assert_poses_near(
+            crowd.instances()[i].pose(),
+            &key_pose(&out, target, k),
+            &what,
+        );
     }
     rig.plants(0).map_or(0, |p| p.planted_frames())
 }
 
 #[test]
 fn a_crowd_at_the_clip_s_frames_poses_as_retarget_clip() {
-    assert_eq!(crowd_matches_retarget_clip("gltf/RobotExpressive.glb", false, false), 0);
+    assert_eq!(
+        crowd_matches_retarget_clip("gltf/RobotExpressive.glb", false, false),
+        0
+    );
     let planted = crowd_matches_retarget_clip("gltf/RobotExpressive.glb", true, false);
     assert!(planted > 100, "{planted} planted frames");
     crowd_matches_retarget_clip("vrm/cryptovoxels.vrm", true, true);
@@ -184,7 +213,12 @@ fn low_detail_skips_ik_and_an_instance_stays_within_4_kb() {
     for k in 0..40 {
         let t = k as f32 * 0.5;
         crowd.spawn(0, t, Mat4::IDENTITY, Flags::LOOP);
-        crowd.spawn(0, t, Mat4::IDENTITY, Flags::LOOP | Flags::IK | Flags::LOW_DETAIL);
+        crowd.spawn(
+            0,
+            t,
+            Mat4::IDENTITY,
+            Flags::LOOP | Flags::IK | Flags::LOW_DETAIL,
+        );
         crowd.spawn(0, t, Mat4::IDENTITY, Flags::LOOP | Flags::IK);
     }
     let mut out = vec![Mat4::ZERO; crowd.output_len()];

@@ -9,7 +9,7 @@
 //! at any time, interpolated between frames. At the clip's frame times the result is
 //! `retarget_clip`'s planted pose.
 
-use super::{RetargetClipOptions, RetargetError, Retargeter, MAX_FRAMES};
+use super::{MAX_FRAMES, RetargetClipOptions, RetargetError, Retargeter};
 use crate::core::clip::Clip;
 use crate::core::pose::Pose;
 use crate::core::skeleton::Skeleton;

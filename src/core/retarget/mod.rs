@@ -10,6 +10,7 @@ mod legs_ik;
 mod live;
 mod plan;
 mod plant;
+mod plant_goals;
 mod reach;
 pub(crate) mod root;
 

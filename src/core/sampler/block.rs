@@ -70,7 +70,9 @@ impl<T: Keyframe> Block<T> {
             }
         };
         let Span::Between { prev, s, dt } = span else {
-            let Span::Hold(key) = span else { unreachable!() };
+            let Span::Hold(key) = span else {
+                unreachable!()
+            };
             return hold(key, out);
         };
         let next = prev + 1;

@@ -132,7 +132,12 @@ impl CompiledClip {
 
 /// Adds `track` of `joint` to the block of its times and interpolation, making the group
 /// and the block when they are new.
-fn add<T: Keyframe>(groups: &mut Vec<Vec<f32>>, blocks: &mut Vec<Block<T>>, joint: usize, track: &Track<T>) {
+fn add<T: Keyframe>(
+    groups: &mut Vec<Vec<f32>>,
+    blocks: &mut Vec<Block<T>>,
+    joint: usize,
+    track: &Track<T>,
+) {
     let group = group_of(groups, track.times());
     let at = blocks
         .iter()

@@ -15,13 +15,17 @@ fn mixed_clip() -> Clip {
     .unwrap();
     let lin_v = Track::new(
         shared.clone(),
-        (0..40).map(|k| Vec3::new(k as f32, 1.0, -0.5 * k as f32)).collect(),
+        (0..40)
+            .map(|k| Vec3::new(k as f32, 1.0, -0.5 * k as f32))
+            .collect(),
         Interpolation::Linear,
     )
     .unwrap();
     let step = Track::new(
         shared.clone(),
-        (0..40).map(|k| Vec3::splat(1.0 + 0.01 * k as f32)).collect(),
+        (0..40)
+            .map(|k| Vec3::splat(1.0 + 0.01 * k as f32))
+            .collect(),
         Interpolation::Step,
     )
     .unwrap();
@@ -29,7 +33,9 @@ fn mixed_clip() -> Clip {
     let tangent = |k: usize| Quat::from_vec4(Vec4::new(0.1, -0.2, 0.05 * k as f32, 0.0));
     let cubic = Track::new(
         cubic_times,
-        (0..5).flat_map(|k| [tangent(k), q(3 * k), tangent(k + 1)]).collect(),
+        (0..5)
+            .flat_map(|k| [tangent(k), q(3 * k), tangent(k + 1)])
+            .collect(),
         Interpolation::CubicSpline,
     )
     .unwrap();
@@ -64,7 +70,10 @@ fn rest() -> Pose {
 fn identical_times_share_a_group_and_blocks_split_by_interpolation() {
     let c = CompiledClip::new(&mixed_clip());
     assert_eq!(c.group_count(), 2);
-    assert_eq!((c.translations.len(), c.rotations.len(), c.scales.len()), (1, 2, 1));
+    assert_eq!(
+        (c.translations.len(), c.rotations.len(), c.scales.len()),
+        (1, 2, 1)
+    );
     assert_eq!(c.joint_count(), 4);
 }
 
@@ -76,7 +85,19 @@ fn any_order_of_times_samples_bit_for_bit_as_the_clip() {
     // Forward at 60 fps past the end, a loop back, backwards steps, far jumps, exact keys,
     // the repeated key, out of range both sides, NaN.
     let mut times: Vec<f32> = (0..150).map(|k| -0.1 + k as f32 / 60.0).collect();
-    times.extend([0.3, 0.3, 0.2999, 0.25, 0.25 + 5.0 / 30.0, -7.0, 1e9, 0.9, 0.5, 0.4, 0.3001]);
+    times.extend([
+        0.3,
+        0.3,
+        0.2999,
+        0.25,
+        0.25 + 5.0 / 30.0,
+        -7.0,
+        1e9,
+        0.9,
+        0.5,
+        0.4,
+        0.3001,
+    ]);
     times.extend((0..40).map(|k| 1.6 - k as f32 / 45.0));
     times.extend([f32::NAN, 0.7, f32::INFINITY, f32::NEG_INFINITY, 0.71]);
     for &t in &times {
@@ -91,7 +112,20 @@ fn any_order_of_times_samples_bit_for_bit_as_the_clip() {
 fn the_cursor_finds_the_partition_point_from_anywhere() {
     let times = [0.0, 0.1, 0.1, 0.1, 0.5, 0.6, 2.0];
     for from in 0..=times.len() + 2 {
-        for t in [-1.0, 0.0, 0.05, 0.1, 0.3, 0.5, 0.55, 0.6, 1.0, 2.0, 3.0, f32::NAN] {
+        for t in [
+            -1.0,
+            0.0,
+            0.05,
+            0.1,
+            0.3,
+            0.5,
+            0.55,
+            0.6,
+            1.0,
+            2.0,
+            3.0,
+            f32::NAN,
+        ] {
             let want = times.partition_point(|&k| k <= t);
             assert_eq!(cursor::seek(&times, from, t), want, "from {from} t {t}");
         }
