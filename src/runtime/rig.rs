@@ -6,7 +6,7 @@ use crate::core::pose::Pose;
 use crate::core::retarget::{PlantTrack, RetargetClipOptions, RetargetError, Retargeter};
 use crate::core::sampler::CompiledClip;
 use crate::core::skeleton::Skeleton;
-use glam::Mat4;
+use glam::{Affine3A, Mat4};
 
 /// How a [`RigPair`] is built.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,7 +46,7 @@ pub struct RigPair {
     pub(super) mirror: Mirror,
     /// The target's container as the solve has it (world from skeleton).
     pub(super) container: Mat4,
-    pub(super) inverse_bind: Vec<Mat4>,
+    pub(super) inverse_bind: Vec<Affine3A>,
     /// Most key-time groups of any clip (each instance's cursor is sized for it).
     pub(super) max_groups: usize,
 }
@@ -98,7 +98,10 @@ impl RigPair {
             clips,
             mirror: retargeter.mirror(target),
             container,
-            inverse_bind: bind_world.iter().map(Mat4::inverse).collect(),
+            inverse_bind: bind_world
+                .iter()
+                .map(|m| Affine3A::from_mat4(*m).inverse())
+                .collect(),
         })
     }
 

@@ -6,7 +6,7 @@ use super::rig::RigPair;
 use crate::core::mirror::MirrorScratch;
 use crate::core::pose::Pose;
 use crate::core::retarget::{PlantScratch, PoseScratch};
-use glam::Mat4;
+use glam::{Affine3A, Mat4};
 
 /// A thread's working memory: allocated once per crowd, reused every frame.
 pub(super) struct Scratch {
@@ -15,6 +15,8 @@ pub(super) struct Scratch {
     plant: PlantScratch,
     mirror: MirrorScratch,
     mirrored: Pose,
+    /// World transforms of the target's joints (affine: cheaper to compose than 4×4).
+    worlds: Vec<Affine3A>,
 }
 
 impl Scratch {
@@ -26,6 +28,7 @@ impl Scratch {
             plant: solver.map(PlantScratch::new).unwrap_or_default(),
             mirror: MirrorScratch::new(&rig.mirror),
             mirrored: Pose::rest(&rig.target),
+            worlds: vec![Affine3A::IDENTITY; rig.target.len()],
         }
     }
 }
@@ -88,11 +91,30 @@ pub(super) fn step(
             .apply_with(&inst.pose, &mut scratch.mirrored, &mut scratch.mirror);
         inst.pose.copy_from(&scratch.mirrored);
     }
-    let top = inst.placement * rig.container;
-    inst.pose.world_matrices_under(&rig.target, top, out);
-    if output == Output::Skinning {
-        for (m, inverse_bind) in out.iter_mut().zip(&rig.inverse_bind) {
-            *m *= *inverse_bind;
+    let top = Affine3A::from_mat4(inst.placement * rig.container);
+    let worlds = &mut scratch.worlds;
+    for (j, parent) in rig.target.parents().iter().enumerate() {
+        let p = &inst.pose;
+        let local = Affine3A::from_scale_rotation_translation(
+            p.scales[j],
+            p.rotations[j],
+            p.translations[j],
+        );
+        worlds[j] = match parent {
+            Some(parent) => worlds[*parent] * local,
+            None => top * local,
+        };
+    }
+    match output {
+        Output::World => {
+            for (m, w) in out.iter_mut().zip(worlds.iter()) {
+                *m = Mat4::from(*w);
+            }
+        }
+        Output::Skinning => {
+            for ((m, w), inverse_bind) in out.iter_mut().zip(worlds.iter()).zip(&rig.inverse_bind) {
+                *m = Mat4::from(*w * *inverse_bind);
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ use glam::{Mat4, Quat, Vec3};
 pub struct PoseScratch {
     pub(super) source_world: Vec<Quat>,
     pub(super) target_world: Vec<Quat>,
+    pub(super) source_affine: Vec<glam::Affine3A>,
 }
 
 impl PoseScratch {
@@ -27,6 +28,7 @@ impl PoseScratch {
         Self {
             source_world: vec![Quat::IDENTITY; retargeter.source_len()],
             target_world: vec![Quat::IDENTITY; retargeter.target_len()],
+            source_affine: vec![glam::Affine3A::IDENTITY; retargeter.source_len()],
         }
     }
 }

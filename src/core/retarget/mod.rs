@@ -106,9 +106,11 @@ pub struct Retargeter {
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
     target_height: f32,
+    /// Source chains the translation solves walk, summed, exceed the source's joints: one
+    /// forward kinematics pass a frame is cheaper.
+    source_fk_pays: bool,
     // Scratch, reused every frame.
-    source_world: Vec<Quat>,
-    target_world: Vec<Quat>,
+    scratch: PoseScratch,
 }
 
 fn check_map(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> Result<(), RetargetError> {
@@ -176,7 +178,7 @@ impl Retargeter {
         for (k, r) in roots.iter().enumerate() {
             root_at[r.pelvis()] = Some(k);
         }
-        let translations = map
+        let translations: Vec<TranslationSolve> = map
             .pairs()
             .iter()
             .filter(|p| p.translation == TranslationMode::Copy)
@@ -195,6 +197,8 @@ impl Retargeter {
                 }
             })
             .collect();
+        let walked: usize = translations.iter().map(|t| t.source_chain.len()).sum();
+        let source_fk_pays = walked > source.len();
         Ok(Self {
             source_parents: source.parents().to_vec(),
             source_container: Affine3A::from_mat4(source_reference.container),
@@ -217,8 +221,12 @@ impl Retargeter {
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
-            source_world: vec![Quat::IDENTITY; source.len()],
-            target_world: vec![Quat::IDENTITY; target.len()],
+            scratch: PoseScratch {
+                source_world: vec![Quat::IDENTITY; source.len()],
+                target_world: vec![Quat::IDENTITY; target.len()],
+                source_affine: vec![Affine3A::IDENTITY; source.len()],
+            },
+            source_fk_pays,
         })
     }
 
@@ -291,13 +299,9 @@ impl Retargeter {
     /// Solves one frame: `source` is the source's local pose, `target` receives the
     /// target's. Allocates nothing.
     pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
-        let mut scratch = PoseScratch {
-            source_world: std::mem::take(&mut self.source_world),
-            target_world: std::mem::take(&mut self.target_world),
-        };
+        let mut scratch = std::mem::take(&mut self.scratch);
         self.retarget_pose_with(source, target, &mut scratch);
-        self.source_world = scratch.source_world;
-        self.target_world = scratch.target_world;
+        self.scratch = scratch;
     }
 
     /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
@@ -308,6 +312,7 @@ impl Retargeter {
         let PoseScratch {
             source_world,
             target_world,
+            ..
         } = scratch;
         crate::core::reference::world_rotations_into(
             &self.source_parents,
@@ -351,9 +356,21 @@ impl Retargeter {
         // the world, under a parent that must already be where it goes; the pelvis hangs
         // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
         // from the bind pose).
+        // Many joints copying the source's translation (one body on both sides: every
+        // joint) walk long chains of the source: its forward kinematics once is cheaper,
+        // and the same products in the same order as `chain_world`.
+        let source_fk = (self.source_fk_pays).then(|| {
+            source_affines_into(
+                self.source_container,
+                &self.source_parents,
+                source,
+                &mut scratch.source_affine,
+            );
+            &scratch.source_affine[..]
+        });
         for k in 0..self.translations.len() {
             if self.translations[k].above_pelvis {
-                self.solve_translation(k, source, target);
+                self.solve_translation(k, source, source_fk, target);
             }
         }
         for r in &self.roots {
@@ -361,7 +378,7 @@ impl Retargeter {
         }
         for k in 0..self.translations.len() {
             if !self.translations[k].above_pelvis {
-                self.solve_translation(k, source, target);
+                self.solve_translation(k, source, source_fk, target);
             }
         }
         for f in &self.follows {
@@ -372,9 +389,18 @@ impl Retargeter {
         }
     }
 
-    fn solve_translation(&self, k: usize, source: &Pose, target: &mut Pose) {
+    fn solve_translation(
+        &self,
+        k: usize,
+        source: &Pose,
+        source_fk: Option<&[Affine3A]>,
+        target: &mut Pose,
+    ) {
         let t = &self.translations[k];
-        let source_pos = chain_world(self.source_container, &t.source_chain, source).translation;
+        let source_pos = match (source_fk, t.source_chain.last()) {
+            (Some(world), Some(&j)) => world[j].translation,
+            _ => chain_world(self.source_container, &t.source_chain, source).translation,
+        };
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
         let k = self.roots.first().map_or(1.0, |r| r.scale);
         let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
@@ -452,6 +478,27 @@ impl Retargeter {
             .chain(self.roots.iter().map(|r| r.target))
             .chain(self.follows.iter().map(|f| f.target))
             .chain(self.legs.iter().filter_map(|l| l.moved_foot()))
+    }
+}
+
+/// Forward kinematics of `pose` as affine transforms under `container`: per joint the same
+/// products, in the same order, as `chain_world` of its root path.
+fn source_affines_into(
+    container: Affine3A,
+    parents: &[Option<usize>],
+    pose: &Pose,
+    out: &mut [Affine3A],
+) {
+    for (j, parent) in parents.iter().enumerate() {
+        let local = Affine3A::from_scale_rotation_translation(
+            pose.scales[j],
+            pose.rotations[j],
+            pose.translations[j],
+        );
+        out[j] = match parent {
+            Some(p) => out[*p] * local,
+            None => container * local,
+        };
     }
 }
 

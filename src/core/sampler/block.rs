@@ -9,20 +9,35 @@ use crate::core::clip::{Interpolation, Keyframe};
 pub(super) struct Block<T> {
     pub group: usize,
     pub interpolation: Interpolation,
-    keys: usize,
     joints: Vec<u32>,
-    /// Track-major while building; made key-major by `seal`.
     values: Vec<T>,
 }
 
 impl<T: Keyframe> Block<T> {
-    pub fn new(group: usize, interpolation: Interpolation, keys: usize) -> Self {
+    /// The block of `tracks` (their stored values, as [`crate::core::Track::values`] gives
+    /// them), animating `joints`, laid out key-major in one allocation.
+    pub fn build(
+        group: usize,
+        interpolation: Interpolation,
+        keys: usize,
+        joints: Vec<u32>,
+        tracks: &[&[T]],
+    ) -> Self {
+        let slots = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let rows = keys * slots;
+        let mut values = Vec::with_capacity(rows * tracks.len());
+        for r in 0..rows {
+            values.extend(tracks.iter().map(|t| t[r]));
+        }
         Self {
             group,
             interpolation,
-            keys,
-            joints: Vec::new(),
-            values: Vec::new(),
+            joints,
+            values,
         }
     }
 
@@ -36,23 +51,6 @@ impl<T: Keyframe> Block<T> {
 
     pub fn heap_bytes(&self) -> usize {
         self.joints.capacity() * 4 + self.values.capacity() * size_of::<T>()
-    }
-
-    /// Adds a track (its stored values, as [`crate::core::Track::values`] gives them).
-    pub fn push(&mut self, joint: usize, track_values: &[T]) {
-        debug_assert_eq!(track_values.len(), self.keys * self.slots());
-        self.values.extend_from_slice(track_values);
-        self.joints.push(joint as u32);
-    }
-
-    /// Reorders the values from track-major (as pushed) to key-major (as sampled).
-    pub fn seal(&mut self) {
-        let (m, rows) = (self.joints.len(), self.keys * self.slots());
-        let mut values = Vec::with_capacity(rows * m);
-        for r in 0..rows {
-            values.extend((0..m).map(|t| self.values[t * rows + r]));
-        }
-        self.values = values;
     }
 
     fn row(&self, key: usize, slot: usize) -> &[T] {

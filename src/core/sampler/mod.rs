@@ -20,7 +20,7 @@ mod tests;
 use self::block::Block;
 pub use self::cursor::Cursor;
 use self::cursor::Span;
-use crate::core::clip::{Clip, Keyframe, Track};
+use crate::core::clip::{Clip, Interpolation, Keyframe, Track};
 use crate::core::pose::Pose;
 use glam::{Quat, Vec3};
 
@@ -41,29 +41,22 @@ pub struct CompiledClip {
 impl CompiledClip {
     pub fn new(clip: &Clip) -> Self {
         let mut groups: Vec<Vec<f32>> = Vec::new();
-        let mut translations = Vec::new();
-        let mut rotations = Vec::new();
-        let mut scales = Vec::new();
+        let mut translations = Staging::default();
+        let mut rotations = Staging::default();
+        let mut scales = Staging::default();
         for (joint, tracks) in clip.tracks().iter().enumerate() {
             if let Some(t) = &tracks.translation {
-                add(&mut groups, &mut translations, joint, t);
+                translations.add(&mut groups, joint, t);
             }
             if let Some(r) = &tracks.rotation {
-                add(&mut groups, &mut rotations, joint, r);
+                rotations.add(&mut groups, joint, r);
             }
             if let Some(s) = &tracks.scale {
-                add(&mut groups, &mut scales, joint, s);
+                scales.add(&mut groups, joint, s);
             }
         }
-        for b in &mut translations {
-            b.seal();
-        }
-        for b in &mut rotations {
-            b.seal();
-        }
-        for b in &mut scales {
-            b.seal();
-        }
+        let (translations, rotations, scales) =
+            (translations.build(), rotations.build(), scales.build());
         Self {
             groups,
             translations,
@@ -130,26 +123,51 @@ impl CompiledClip {
     }
 }
 
-/// Adds `track` of `joint` to the block of its times and interpolation, making the group
-/// and the block when they are new.
-fn add<T: Keyframe>(
-    groups: &mut Vec<Vec<f32>>,
-    blocks: &mut Vec<Block<T>>,
-    joint: usize,
-    track: &Track<T>,
-) {
-    let group = group_of(groups, track.times());
-    let at = blocks
-        .iter()
-        .position(|b| b.group == group && b.interpolation == track.interpolation());
-    let block = match at {
-        Some(k) => &mut blocks[k],
-        None => {
-            blocks.push(Block::new(group, track.interpolation(), track.key_count()));
-            blocks.last_mut().expect("just pushed")
-        }
-    };
-    block.push(joint, track.values());
+/// Tracks of one property sorted into blocks before their values are laid out.
+struct Staging<'a, T> {
+    /// Per block: group, interpolation, key count, joints, tracks' values.
+    blocks: Vec<(usize, Interpolation, usize, Vec<u32>, Vec<&'a [T]>)>,
+}
+
+impl<T> Default for Staging<'_, T> {
+    fn default() -> Self {
+        Self { blocks: Vec::new() }
+    }
+}
+
+impl<'a, T: Keyframe> Staging<'a, T> {
+    /// Adds `track` of `joint` to the block of its times and interpolation, making the
+    /// group and the block when they are new.
+    fn add(&mut self, groups: &mut Vec<Vec<f32>>, joint: usize, track: &'a Track<T>) {
+        let group = group_of(groups, track.times());
+        let interpolation = track.interpolation();
+        let at = self
+            .blocks
+            .iter()
+            .position(|b| b.0 == group && b.1 == interpolation);
+        let k = at.unwrap_or_else(|| {
+            let block = (
+                group,
+                interpolation,
+                track.key_count(),
+                Vec::new(),
+                Vec::new(),
+            );
+            self.blocks.push(block);
+            self.blocks.len() - 1
+        });
+        self.blocks[k].3.push(joint as u32);
+        self.blocks[k].4.push(track.values());
+    }
+
+    fn build(self) -> Vec<Block<T>> {
+        self.blocks
+            .into_iter()
+            .map(|(group, interpolation, keys, joints, tracks)| {
+                Block::build(group, interpolation, keys, joints, &tracks)
+            })
+            .collect()
+    }
 }
 
 /// The index of the group whose times are bit-for-bit `times`, added if there is none.
