@@ -321,6 +321,53 @@ impl Retargeter {
             source_world,
         );
         target.copy_from(&self.target_reference);
+        self.solve_rotations(source, target, source_world, target_world);
+        // Many joints copying the source's translation (one body on both sides: every
+        // joint) walk long chains of the source: its forward kinematics once is cheaper,
+        // and the same products in the same order as `chain_world`.
+        let source_fk = (self.source_fk_pays).then(|| {
+            source_affines_into(
+                self.source_container,
+                &self.source_parents,
+                source,
+                &mut scratch.source_affine,
+            );
+            &scratch.source_affine[..]
+        });
+        // Parents before children: joints that copy the source's translation are placed in
+        // the world, under a parent that must already be where it goes; the pelvis hangs
+        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
+        // from the bind pose).
+        for k in 0..self.translations.len() {
+            if self.translations[k].above_pelvis {
+                self.solve_translation(k, source, source_fk, target);
+            }
+        }
+        for r in &self.roots {
+            r.solve(self.source_container, self.target_container, source, target);
+        }
+        for k in 0..self.translations.len() {
+            if !self.translations[k].above_pelvis {
+                self.solve_translation(k, source, source_fk, target);
+            }
+        }
+        for f in &self.follows {
+            let anchor = chain_world(self.target_container, &f.anchor_chain, target);
+            let parent = chain_world(self.target_container, &f.parent_chain, target);
+            let world_pos = anchor.transform_point3(f.offset);
+            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        }
+    }
+
+    /// Every target joint's rotation, parents before children (`source_world`: the
+    /// source's world rotations; `target_world` receives the target's).
+    fn solve_rotations(
+        &self,
+        source: &Pose,
+        target: &mut Pose,
+        source_world: &[Quat],
+        target_world: &mut [Quat],
+    ) {
         for i in 0..self.target_parents.len() {
             let parent_world = match self.target_parents[i] {
                 Some(p) => target_world[p],
@@ -351,41 +398,6 @@ impl Retargeter {
             };
             target_world[i] = world;
             target.rotations[i] = (parent_world.inverse() * world).normalize();
-        }
-        // Parents before children: joints that copy the source's translation are placed in
-        // the world, under a parent that must already be where it goes; the pelvis hangs
-        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
-        // from the bind pose).
-        // Many joints copying the source's translation (one body on both sides: every
-        // joint) walk long chains of the source: its forward kinematics once is cheaper,
-        // and the same products in the same order as `chain_world`.
-        let source_fk = (self.source_fk_pays).then(|| {
-            source_affines_into(
-                self.source_container,
-                &self.source_parents,
-                source,
-                &mut scratch.source_affine,
-            );
-            &scratch.source_affine[..]
-        });
-        for k in 0..self.translations.len() {
-            if self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, target);
-            }
-        }
-        for r in &self.roots {
-            r.solve(self.source_container, self.target_container, source, target);
-        }
-        for k in 0..self.translations.len() {
-            if !self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, target);
-            }
-        }
-        for f in &self.follows {
-            let anchor = chain_world(self.target_container, &f.anchor_chain, target);
-            let parent = chain_world(self.target_container, &f.parent_chain, target);
-            let world_pos = anchor.transform_point3(f.offset);
-            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
         }
     }
 
