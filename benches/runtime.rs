@@ -7,6 +7,7 @@
 //! - ms per crowd frame (`Crowd::update`, world matrices) for 1,000, 10,000 and 100,000
 //!   characters on 1 and 2 threads (rayon `ThreadPool`s), with IK on every leg and
 //!   without, on RobotExpressive and on a 65-joint target (the VRM with 8 helper joints).
+//!
 //! Run: `cargo bench --bench runtime`. Bytes per instance are printed at the start.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

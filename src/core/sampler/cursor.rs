@@ -76,7 +76,9 @@ pub(crate) fn seek(times: &[f32], from: usize, t: f32) -> usize {
     }
     // Sorted times: `k` is the partition point exactly when every key before it is at or
     // before `t` and the key at it is not (NaN: no key is, so only 0 passes).
-    let holds = (k == n || !(times[k] <= t)) && (k == 0 || times[k - 1] <= t);
+    let after =
+        k == n || times[k].partial_cmp(&t) == Some(std::cmp::Ordering::Greater) || t.is_nan();
+    let holds = after && (k == 0 || times[k - 1] <= t);
     if holds {
         k
     } else {

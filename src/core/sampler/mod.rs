@@ -123,10 +123,13 @@ impl CompiledClip {
     }
 }
 
+/// One block's tracks before their values are laid out: group, interpolation, key count,
+/// joints, each track's values.
+type StagedBlock<'a, T> = (usize, Interpolation, usize, Vec<u32>, Vec<&'a [T]>);
+
 /// Tracks of one property sorted into blocks before their values are laid out.
 struct Staging<'a, T> {
-    /// Per block: group, interpolation, key count, joints, tracks' values.
-    blocks: Vec<(usize, Interpolation, usize, Vec<u32>, Vec<&'a [T]>)>,
+    blocks: Vec<StagedBlock<'a, T>>,
 }
 
 impl<T> Default for Staging<'_, T> {
