@@ -213,12 +213,15 @@ fn crowds(c: &mut Criterion, p: &Pair, counts: &[usize]) {
     let (probe, _) = crowd(&rig, 1, true);
     let inst = &probe.instances()[0];
     println!(
-        "{}: {} target joints; per instance {} B inline + {} B heap; shared clip data {} B",
+        "{}: {} target joints; per instance {} B inline + {} B heap; shared clip data {} B; \
+         IK goals on {} of {} frames",
         p.name,
         p.target.len(),
         size_of_val(inst),
         inst.heap_bytes(),
-        rig.clip_heap_bytes()
+        rig.clip_heap_bytes(),
+        rig.plants(0).map_or(0, |t| t.planted_frames()),
+        rig.plants(0).map_or(0, |t| t.frames()),
     );
     let mut group = c.benchmark_group(format!("crowd {}", p.name));
     group.sample_size(10);
