@@ -74,10 +74,12 @@ fn main() -> anyhow::Result<()> {
         crowd.update(1.0 / 60.0, Output::Skinning, &mut skinning);
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
-    let hips = skinning[0].w_axis.truncate();
+    let first = &crowd.instances()[0];
     println!(
-        "{count} characters, {frames} frames: {ms:.2} ms per frame on {} thread(s); first joint of the first character at {hips}",
-        rayon::current_num_threads()
+        "{count} characters, {frames} frames: {ms:.2} ms per frame on {} thread(s); the first \
+         character is {:.2} s into its clip",
+        rayon::current_num_threads(),
+        first.time()
     );
     Ok(())
 }
