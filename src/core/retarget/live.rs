@@ -21,6 +21,8 @@ pub struct PoseScratch {
     pub(super) source_world: Vec<Quat>,
     pub(super) target_world: Vec<Quat>,
     pub(super) source_affine: Vec<glam::Affine3A>,
+    pub(super) target_affine: Vec<glam::Affine3A>,
+    pub(super) target_known: Vec<bool>,
 }
 
 impl PoseScratch {
@@ -29,6 +31,8 @@ impl PoseScratch {
             source_world: vec![Quat::IDENTITY; retargeter.source_len()],
             target_world: vec![Quat::IDENTITY; retargeter.target_len()],
             source_affine: vec![glam::Affine3A::IDENTITY; retargeter.source_len()],
+            target_affine: vec![glam::Affine3A::IDENTITY; retargeter.target_len()],
+            target_known: vec![false; retargeter.target_len()],
         }
     }
 }

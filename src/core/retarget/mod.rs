@@ -6,6 +6,7 @@
 
 mod clip;
 mod feet;
+mod fk;
 mod legs_ik;
 mod live;
 mod plan;
@@ -109,6 +110,8 @@ pub struct Retargeter {
     /// Source chains the translation solves walk, summed, exceed the source's joints: one
     /// forward kinematics pass a frame is cheaper.
     source_fk_pays: bool,
+    /// The translation solves share the target's world transforms (`fk::memo_is_exact`).
+    target_memo: bool,
     // Scratch, reused every frame.
     scratch: PoseScratch,
 }
@@ -199,6 +202,7 @@ impl Retargeter {
             .collect();
         let walked: usize = translations.iter().map(|t| t.source_chain.len()).sum();
         let source_fk_pays = walked > source.len();
+        let target_memo = fk::memo_is_exact(&translations, &roots, target.len());
         Ok(Self {
             source_parents: source.parents().to_vec(),
             source_container: Affine3A::from_mat4(source_reference.container),
@@ -225,8 +229,11 @@ impl Retargeter {
                 source_world: vec![Quat::IDENTITY; source.len()],
                 target_world: vec![Quat::IDENTITY; target.len()],
                 source_affine: vec![Affine3A::IDENTITY; source.len()],
+                target_affine: vec![Affine3A::IDENTITY; target.len()],
+                target_known: vec![false; target.len()],
             },
             source_fk_pays,
+            target_memo,
         })
     }
 
@@ -312,7 +319,9 @@ impl Retargeter {
         let PoseScratch {
             source_world,
             target_world,
-            ..
+            source_affine,
+            target_affine,
+            target_known,
         } = scratch;
         crate::core::reference::world_rotations_into(
             &self.source_parents,
@@ -323,16 +332,22 @@ impl Retargeter {
         target.copy_from(&self.target_reference);
         self.solve_rotations(source, target, source_world, target_world);
         // Many joints copying the source's translation (one body on both sides: every
-        // joint) walk long chains of the source: its forward kinematics once is cheaper,
-        // and the same products in the same order as `chain_world`.
-        let source_fk = (self.source_fk_pays).then(|| {
-            source_affines_into(
+        // joint) walk long chains: forward kinematics once is cheaper, and exact (`fk`).
+        let source_fk = self.source_fk_pays.then(|| {
+            fk::affines_into(
                 self.source_container,
                 &self.source_parents,
                 source,
-                &mut scratch.source_affine,
+                source_affine,
             );
-            &scratch.source_affine[..]
+            &source_affine[..]
+        });
+        let mut memo = self.target_memo.then(|| {
+            target_known.fill(false);
+            fk::TargetMemo {
+                affine: target_affine,
+                known: target_known,
+            }
         });
         // Parents before children: joints that copy the source's translation are placed in
         // the world, under a parent that must already be where it goes; the pelvis hangs
@@ -340,7 +355,7 @@ impl Retargeter {
         // from the bind pose).
         for k in 0..self.translations.len() {
             if self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, target);
+                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
             }
         }
         for r in &self.roots {
@@ -348,7 +363,7 @@ impl Retargeter {
         }
         for k in 0..self.translations.len() {
             if !self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, target);
+                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
             }
         }
         for f in &self.follows {
@@ -406,6 +421,7 @@ impl Retargeter {
         k: usize,
         source: &Pose,
         source_fk: Option<&[Affine3A]>,
+        memo: Option<&mut fk::TargetMemo>,
         target: &mut Pose,
     ) {
         let t = &self.translations[k];
@@ -416,7 +432,10 @@ impl Retargeter {
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
         let k = self.roots.first().map_or(1.0, |r| r.scale);
         let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
-        let parent = chain_world(self.target_container, &t.target_chain, target);
+        let parent = match memo {
+            Some(memo) => memo.world(self.target_container, &t.target_chain, target),
+            None => chain_world(self.target_container, &t.target_chain, target),
+        };
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }
 }
@@ -490,27 +509,6 @@ impl Retargeter {
             .chain(self.roots.iter().map(|r| r.target))
             .chain(self.follows.iter().map(|f| f.target))
             .chain(self.legs.iter().filter_map(|l| l.moved_foot()))
-    }
-}
-
-/// Forward kinematics of `pose` as affine transforms under `container`: per joint the same
-/// products, in the same order, as `chain_world` of its root path.
-fn source_affines_into(
-    container: Affine3A,
-    parents: &[Option<usize>],
-    pose: &Pose,
-    out: &mut [Affine3A],
-) {
-    for (j, parent) in parents.iter().enumerate() {
-        let local = Affine3A::from_scale_rotation_translation(
-            pose.scales[j],
-            pose.rotations[j],
-            pose.translations[j],
-        );
-        out[j] = match parent {
-            Some(p) => out[*p] * local,
-            None => container * local,
-        };
     }
 }
 
