@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod core;
 pub mod io;
+pub mod runtime;
 
 #[cfg(feature = "gui")]
 pub mod app;

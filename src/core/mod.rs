@@ -29,3 +29,5 @@ pub mod characterize;
 pub mod contacts;
 pub mod mirror;
 pub mod reduce;
+pub mod sampler;
+pub use sampler::{CompiledClip, Cursor};

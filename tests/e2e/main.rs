@@ -28,6 +28,7 @@ mod quality_matrix;
 mod real_rigs;
 mod retarget_invariants;
 mod retarget_real;
+mod runtime;
 mod save_kill;
 mod screenshot;
 mod textures;

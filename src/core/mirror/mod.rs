@@ -219,25 +219,50 @@ impl Mirror {
 
     /// Writes the mirror image of `pose` into `out`.
     pub fn apply(&mut self, pose: &Pose, out: &mut Pose) {
-        world_rotations_into(
-            &self.parents,
-            self.container,
-            &pose.rotations,
-            &mut self.world,
-        );
+        let mut scratch = MirrorScratch {
+            world: std::mem::take(&mut self.world),
+            mirrored: std::mem::take(&mut self.mirrored),
+        };
+        self.apply_with(pose, out, &mut scratch);
+        self.world = scratch.world;
+        self.mirrored = scratch.mirrored;
+    }
+
+    /// [`Self::apply`] with the caller's scratch (from [`MirrorScratch::new`]), so one
+    /// mirror serves many threads. Allocates nothing.
+    pub fn apply_with(&self, pose: &Pose, out: &mut Pose, scratch: &mut MirrorScratch) {
+        let MirrorScratch { world, mirrored } = scratch;
+        world_rotations_into(&self.parents, self.container, &pose.rotations, world);
         out.copy_from(pose);
         for j in 0..self.parents.len() {
             let from = self.twins[j];
-            let delta = self.world[from] * self.reference_world[from].inverse();
-            self.mirrored[j] = reflect_across(delta, self.normals[j]) * self.reference_world[j];
-            let parent = self.parents[j].map_or(self.container, |p| self.mirrored[p]);
-            out.rotations[j] = (parent.inverse() * self.mirrored[j]).normalize();
+            let delta = world[from] * self.reference_world[from].inverse();
+            mirrored[j] = reflect_across(delta, self.normals[j]) * self.reference_world[j];
+            let parent = self.parents[j].map_or(self.container, |p| mirrored[p]);
+            out.rotations[j] = (parent.inverse() * mirrored[j]).normalize();
             if self.keep_translation[j] {
                 continue;
             }
             let d = pose.translations[from] - self.reference.translations[from];
             let world_d = reflect_vector(self.parent_linear[from] * d, self.normals[j]);
             out.translations[j] = self.reference.translations[j] + self.parent_inverse[j] * world_d;
+        }
+    }
+}
+
+/// A thread's working memory for [`Mirror::apply_with`].
+#[derive(Clone, Debug, Default)]
+pub struct MirrorScratch {
+    world: Vec<Quat>,
+    mirrored: Vec<Quat>,
+}
+
+impl MirrorScratch {
+    pub fn new(mirror: &Mirror) -> Self {
+        let n = mirror.parents.len();
+        Self {
+            world: vec![Quat::IDENTITY; n],
+            mirrored: vec![Quat::IDENTITY; n],
         }
     }
 }

@@ -3,6 +3,7 @@
 use super::{MAX_FRAMES, RetargetError, Retargeter};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
+use crate::core::sampler::{CompiledClip, Cursor};
 use crate::core::skeleton::{MAX_EXTENT, Skeleton};
 use glam::Quat;
 
@@ -44,40 +45,16 @@ impl Retargeter {
                 frames: span.round() + 1.0,
             });
         }
-        self.fit_clip(source, clip);
         let frames = span.round() as usize + 1;
-        // Spread frames evenly over the clip's own span, so that at the source's rate the
-        // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
-        let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
-        let times: Vec<f32> = (0..frames)
-            .map(|k| clip.start_secs() + k as f32 * step)
-            .collect();
+        let solved = self.solve_frames(source, clip, target, frames);
+        let Solved {
+            times,
+            mut poses,
+            feet,
+            reached,
+        } = solved;
         let n = target.len();
-        let mut source_pose = Pose::rest(source);
-        let rest = Pose::rest(source);
-        let mut target_pose = Pose::rest(target);
-        let mut poses = Vec::with_capacity(frames);
-        let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
-        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
-        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
-        let source_container = glam::Mat4::from(self.source_container);
-        let planting = self.solve.plant_feet && !self.legs.is_empty();
         let mut worlds = vec![glam::Mat4::IDENTITY; n];
-        for &t in &times {
-            source_pose.copy_from(&rest);
-            clip.sample(t, &mut source_pose);
-            self.retarget_pose(&source_pose, &mut target_pose);
-            // Source positions only for a pass that uses them: the frame-by-frame solve
-            // (the runtime's default) pays nothing here.
-            if planting || !self.reach.is_empty() {
-                source_pose.world_matrices_under(source, source_container, &mut source_world);
-                if planting {
-                    self.push_source_feet(&source_world, &mut feet);
-                }
-                self.push_reach_sources(&source_world, &mut reached);
-            }
-            poses.push(target_pose.clone());
-        }
         self.last_plant = self.plant(target, &mut poses, &times, &feet);
         self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
         if self.solve.mirror {
@@ -123,21 +100,85 @@ impl Retargeter {
     }
 }
 
+/// A clip solved frame by frame, before the clip-level passes.
+pub(super) struct Solved {
+    pub times: Vec<f32>,
+    pub poses: Vec<Pose>,
+    /// Per leg, the source foot's world position per frame (when planting is on).
+    pub feet: Vec<Vec<glam::Vec3>>,
+    pub reached: Vec<Vec<glam::Vec3>>,
+}
+
 impl Retargeter {
-    /// Mirrors every solved pose on the target, after planting (as the crowd paper does:
-    /// on the target skeleton, after retargeting).
-    fn mirror_poses(&self, target: &Skeleton, poses: &mut [Pose]) {
+    /// Fits the solve to `clip` and solves `frames` frames spread evenly over it, sampling
+    /// the clip through its compiled form with one cursor (no search per track and frame).
+    pub(super) fn solve_frames(
+        &mut self,
+        source: &Skeleton,
+        clip: &Clip,
+        target: &Skeleton,
+        frames: usize,
+    ) -> Solved {
+        let compiled = CompiledClip::new(clip);
+        self.fit_compiled(source, &compiled, clip.frame_count());
+        // Spread frames evenly over the clip's own span, so that at the source's rate the
+        // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
+        let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
+        let times: Vec<f32> = (0..frames)
+            .map(|k| clip.start_secs() + k as f32 * step)
+            .collect();
+        let mut cursor = Cursor::new(&compiled);
+        let mut source_pose = Pose::rest(source);
+        let rest = Pose::rest(source);
+        let mut target_pose = Pose::rest(target);
+        let mut poses = Vec::with_capacity(frames);
+        let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
+        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
+        let source_container = glam::Mat4::from(self.source_container);
+        let planting = self.solve.plant_feet && !self.legs.is_empty();
+        for &t in &times {
+            source_pose.copy_from(&rest);
+            compiled.sample(t, &mut cursor, &mut source_pose);
+            self.retarget_pose(&source_pose, &mut target_pose);
+            // Source positions only for a pass that uses them: the frame-by-frame solve
+            // (the runtime's default) pays nothing here.
+            if planting || !self.reach.is_empty() {
+                source_pose.world_matrices_under(source, source_container, &mut source_world);
+                if planting {
+                    self.push_source_feet(&source_world, &mut feet);
+                }
+                self.push_reach_sources(&source_world, &mut reached);
+            }
+            poses.push(target_pose.clone());
+        }
+        Solved {
+            times,
+            poses,
+            feet,
+            reached,
+        }
+    }
+
+    /// The mirror of the target's poses as this solve's settings ask (plane, hips, twins).
+    pub fn mirror(&self, target: &Skeleton) -> crate::core::mirror::Mirror {
         let reference = crate::core::ReferencePose {
             locals: self.target_reference.clone(),
             container: glam::Mat4::from(self.target_container),
         };
-        let mut mirror = crate::core::mirror::Mirror::new(
+        crate::core::mirror::Mirror::new(
             target,
             &reference,
             self.mirror_twins.clone(),
             self.roots.first().map(|r| r.pelvis()),
             &self.solve.mirror_plane,
-        );
+        )
+    }
+
+    /// Mirrors every solved pose on the target, after planting (as the crowd paper does:
+    /// on the target skeleton, after retargeting).
+    fn mirror_poses(&self, target: &Skeleton, poses: &mut [Pose]) {
+        let mut mirror = self.mirror(target);
         let mut out = Pose::rest(target);
         for pose in poses {
             mirror.apply(pose, &mut out);

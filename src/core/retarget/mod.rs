@@ -6,10 +6,13 @@
 
 mod clip;
 mod feet;
+mod fk;
 mod leg_options;
 mod legs_ik;
+mod live;
 mod plan;
 mod plant;
+mod plant_goals;
 mod reach;
 pub(crate) mod root;
 
@@ -17,6 +20,7 @@ pub use clip::{RetargetClipOptions, make_continuous};
 pub use leg_options::{
     ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, spans_to_contacts,
 };
+pub use live::{PlantScratch, PlantTrack, PoseScratch};
 pub use plant::{PlantReport, SolveSettings};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
@@ -76,6 +80,8 @@ struct TranslationSolve {
     above_pelvis: bool,
 }
 
+/// Cloning copies the plan (a few kilobytes): the runtime fits one copy per clip.
+#[derive(Clone)]
 pub struct Retargeter {
     source_parents: Vec<Option<usize>>,
     source_container: Affine3A,
@@ -105,9 +111,13 @@ pub struct Retargeter {
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
     target_height: f32,
+    /// Source chains the translation solves walk, summed, exceed the source's joints: one
+    /// forward kinematics pass a frame is cheaper.
+    source_fk_pays: bool,
+    /// The translation solves share the target's world transforms (`fk::memo_is_exact`).
+    target_memo: bool,
     // Scratch, reused every frame.
-    source_world: Vec<Quat>,
-    target_world: Vec<Quat>,
+    scratch: PoseScratch,
 }
 
 fn check_map(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> Result<(), RetargetError> {
@@ -175,7 +185,7 @@ impl Retargeter {
         for (k, r) in roots.iter().enumerate() {
             root_at[r.pelvis()] = Some(k);
         }
-        let translations = map
+        let translations: Vec<TranslationSolve> = map
             .pairs()
             .iter()
             .filter(|p| p.translation == TranslationMode::Copy)
@@ -194,6 +204,9 @@ impl Retargeter {
                 }
             })
             .collect();
+        let walked: usize = translations.iter().map(|t| t.source_chain.len()).sum();
+        let source_fk_pays = walked > source.len();
+        let target_memo = fk::memo_is_exact(&translations, &roots, target.len());
         Ok(Self {
             source_parents: source.parents().to_vec(),
             source_container: Affine3A::from_mat4(source_reference.container),
@@ -216,8 +229,15 @@ impl Retargeter {
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
-            source_world: vec![Quat::IDENTITY; source.len()],
-            target_world: vec![Quat::IDENTITY; target.len()],
+            scratch: PoseScratch {
+                source_world: vec![Quat::IDENTITY; source.len()],
+                target_world: vec![Quat::IDENTITY; target.len()],
+                source_affine: vec![Affine3A::IDENTITY; source.len()],
+                target_affine: vec![Affine3A::IDENTITY; target.len()],
+                target_known: vec![false; target.len()],
+            },
+            source_fk_pays,
+            target_memo,
         })
     }
 
@@ -318,6 +338,11 @@ impl Retargeter {
         &self.target_reference
     }
 
+    /// The target's container (world from skeleton) that the solve places it under.
+    pub fn target_container(&self) -> glam::Mat4 {
+        glam::Mat4::from(self.target_container)
+    }
+
     pub fn source_len(&self) -> usize {
         self.source_parents.len()
     }
@@ -329,53 +354,56 @@ impl Retargeter {
     /// Solves one frame: `source` is the source's local pose, `target` receives the
     /// target's. Allocates nothing.
     pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.retarget_pose_with(source, target, &mut scratch);
+        self.scratch = scratch;
+    }
+
+    /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
+    /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
+    pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
         debug_assert_eq!(source.len(), self.source_parents.len());
         debug_assert_eq!(target.len(), self.target_parents.len());
+        let PoseScratch {
+            source_world,
+            target_world,
+            source_affine,
+            target_affine,
+            target_known,
+        } = scratch;
         crate::core::reference::world_rotations_into(
             &self.source_parents,
             self.source_container_rotation,
             &source.rotations,
-            &mut self.source_world,
+            source_world,
         );
         target.copy_from(&self.target_reference);
-        for i in 0..self.target_parents.len() {
-            let parent_world = match self.target_parents[i] {
-                Some(p) => self.target_world[p],
-                None => self.target_container_rotation,
-            };
-            let world = match self.rotations[i] {
-                RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
-                RotationSolve::Mapped { source, offset } => self.source_world[source] * offset,
-                RotationSolve::Between {
-                    low_source,
-                    low_delta,
-                    high_source,
-                    high_delta,
-                    fraction,
-                    reference_world,
-                } => {
-                    let low = self.source_world[low_source] * low_delta;
-                    let mut high = self.source_world[high_source] * high_delta;
-                    if low.dot(high) < 0.0 {
-                        high = -high;
-                    }
-                    low.slerp(high, fraction) * reference_world
-                }
-            };
-            let world = match self.root_at[i] {
-                Some(k) => self.roots[k].hip_line_turn(self.source_container, source, world),
-                None => world,
-            };
-            self.target_world[i] = world;
-            target.rotations[i] = (parent_world.inverse() * world).normalize();
-        }
+        self.solve_rotations(source, target, source_world, target_world);
+        // Many joints copying the source's translation (one body on both sides: every
+        // joint) walk long chains: forward kinematics once is cheaper, and exact (`fk`).
+        let source_fk = self.source_fk_pays.then(|| {
+            fk::affines_into(
+                self.source_container,
+                &self.source_parents,
+                source,
+                source_affine,
+            );
+            &source_affine[..]
+        });
+        let mut memo = self.target_memo.then(|| {
+            target_known.fill(false);
+            fk::TargetMemo {
+                affine: target_affine,
+                known: target_known,
+            }
+        });
         // Parents before children: joints that copy the source's translation are placed in
         // the world, under a parent that must already be where it goes; the pelvis hangs
         // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
         // from the bind pose).
         for k in 0..self.translations.len() {
             if self.translations[k].above_pelvis {
-                self.solve_translation(k, source, target);
+                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
             }
         }
         for r in &self.roots {
@@ -383,7 +411,7 @@ impl Retargeter {
         }
         for k in 0..self.translations.len() {
             if !self.translations[k].above_pelvis {
-                self.solve_translation(k, source, target);
+                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
             }
         }
         for f in &self.follows {
@@ -394,13 +422,68 @@ impl Retargeter {
         }
     }
 
-    fn solve_translation(&self, k: usize, source: &Pose, target: &mut Pose) {
+    /// Every target joint's rotation, parents before children (`source_world`: the
+    /// source's world rotations; `target_world` receives the target's).
+    fn solve_rotations(
+        &self,
+        source: &Pose,
+        target: &mut Pose,
+        source_world: &[Quat],
+        target_world: &mut [Quat],
+    ) {
+        for i in 0..self.target_parents.len() {
+            let parent_world = match self.target_parents[i] {
+                Some(p) => target_world[p],
+                None => self.target_container_rotation,
+            };
+            let world = match self.rotations[i] {
+                RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
+                RotationSolve::Mapped { source, offset } => source_world[source] * offset,
+                RotationSolve::Between {
+                    low_source,
+                    low_delta,
+                    high_source,
+                    high_delta,
+                    fraction,
+                    reference_world,
+                } => {
+                    let low = source_world[low_source] * low_delta;
+                    let mut high = source_world[high_source] * high_delta;
+                    if low.dot(high) < 0.0 {
+                        high = -high;
+                    }
+                    low.slerp(high, fraction) * reference_world
+                }
+            };
+            let world = match self.root_at[i] {
+                Some(k) => self.roots[k].hip_line_turn(self.source_container, source, world),
+                None => world,
+            };
+            target_world[i] = world;
+            target.rotations[i] = (parent_world.inverse() * world).normalize();
+        }
+    }
+
+    fn solve_translation(
+        &self,
+        k: usize,
+        source: &Pose,
+        source_fk: Option<&[Affine3A]>,
+        memo: Option<&mut fk::TargetMemo>,
+        target: &mut Pose,
+    ) {
         let t = &self.translations[k];
-        let source_pos = chain_world(self.source_container, &t.source_chain, source).translation;
+        let source_pos = match (source_fk, t.source_chain.last()) {
+            (Some(world), Some(&j)) => world[j].translation,
+            _ => chain_world(self.source_container, &t.source_chain, source).translation,
+        };
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
         let k = self.roots.first().map_or(1.0, |r| r.scale);
         let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
-        let parent = chain_world(self.target_container, &t.target_chain, target);
+        let parent = match memo {
+            Some(memo) => memo.world(self.target_container, &t.target_chain, target),
+            None => chain_world(self.target_container, &t.target_chain, target),
+        };
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }
 }
@@ -410,12 +493,19 @@ impl Retargeter {
     /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
     /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
-        let sampled = SampledClip::new(
-            source,
-            glam::Mat4::from(self.source_container),
-            clip,
-            &self.feet,
-        );
+        let compiled = crate::core::sampler::CompiledClip::new(clip);
+        self.fit_compiled(source, &compiled, clip.frame_count());
+    }
+
+    /// [`Self::fit_clip`] on the clip's compiled form (`frames`: its longest track's keys).
+    pub(crate) fn fit_compiled(
+        &mut self,
+        source: &Skeleton,
+        clip: &crate::core::sampler::CompiledClip,
+        frames: usize,
+    ) {
+        let container = glam::Mat4::from(self.source_container);
+        let sampled = SampledClip::new(source, container, clip, frames, &self.feet);
         for (fit, turns) in self.feet.iter().zip(&sampled.foot_turns) {
             let offset = fit
                 .fitted_offset(&sampled.positions, turns, self.source_height, sampled.dt)
@@ -507,8 +597,15 @@ struct SampledClip {
 }
 
 impl SampledClip {
-    fn new(source: &Skeleton, container: glam::Mat4, clip: &Clip, feet: &[feet::FootFit]) -> Self {
-        let frames = clip.frame_count().clamp(2, 2000);
+    fn new(
+        source: &Skeleton,
+        container: glam::Mat4,
+        clip: &crate::core::sampler::CompiledClip,
+        frames: usize,
+        feet: &[feet::FootFit],
+    ) -> Self {
+        let frames = frames.clamp(2, 2000);
+        let mut cursor = crate::core::sampler::Cursor::new(clip);
         let dt = clip.duration_secs() / (frames - 1) as f32;
         let rest = Pose::rest(source);
         let mut pose = rest.clone();
@@ -517,7 +614,7 @@ impl SampledClip {
         let positions = (0..frames)
             .map(|k| {
                 pose.copy_from(&rest);
-                clip.sample(clip.start_secs() + k as f32 * dt, &mut pose);
+                clip.sample(clip.start_secs() + k as f32 * dt, &mut cursor, &mut pose);
                 pose.world_matrices_under(source, container, &mut world);
                 for (fit, turns) in feet.iter().zip(&mut foot_turns) {
                     turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));

@@ -15,6 +15,7 @@ use super::Retargeter;
 use super::leg_options::{PoleAt, spans_to_contacts};
 use super::legs_ik::{LegIk, LegKind};
 use super::plan::chain_to_root;
+use super::plant_goals::{drop_to_reach, eased_goals, smoothed_max};
 use super::root::chain_world;
 use crate::core::contacts::{ContactThresholds, FootContact, detect};
 use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
@@ -135,9 +136,49 @@ impl Retargeter {
         tracks: &[Vec<Vec3>],
     ) -> PlantReport {
         let mut report = PlantReport::default();
+        let Some(goals) = self.plant_goals(poses, times, tracks, &mut report) else {
+            return report;
+        };
+        if self.solve.lower_hips {
+            let drops = self.hip_drops(poses, &goals, self.blend_frames(times));
+            report.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
+            if let Some(hips) = self.hips_chain() {
+                for (pose, &drop) in poses.iter_mut().zip(&drops) {
+                    self.lower_hips_by(&hips, pose, drop);
+                }
+            }
+        }
+        let mut scratch = super::PlantScratch::new(self);
+        for (f, pose) in poses.iter_mut().enumerate() {
+            self.plant_frame(target, pose, |leg| goals[leg][f], &mut scratch);
+        }
+        report
+    }
+
+    /// Frames over which a plant eases in and out, at the rate of `times`.
+    pub(super) fn blend_frames(&self, times: &[f32]) -> usize {
+        let frames = times.len();
+        if frames < 2 {
+            return 0;
+        }
+        let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
+        // At most the clip's length (a project may say anything: `as` saturates).
+        ((self.solve.blend_secs * fps).round() as usize).min(frames)
+    }
+
+    /// Per leg and frame, where the foot is to go (`None`: where the solve put it), with
+    /// the contacts put in `report`. `None` when nothing is planted: planting off, no
+    /// legs, under two frames, or one body on both sides (its contacts are still reported).
+    pub(super) fn plant_goals(
+        &self,
+        poses: &[Pose],
+        times: &[f32],
+        tracks: &[Vec<Vec3>],
+        report: &mut PlantReport,
+    ) -> Option<Vec<Vec<Option<Vec3>>>> {
         let settings = &self.solve;
         if !settings.plant_feet || self.legs.is_empty() || poses.len() < 2 {
-            return report;
+            return None;
         }
         if self.same_rig {
             // One body: its clip comes back as it is; the contacts are still shown.
@@ -146,14 +187,10 @@ impl Retargeter {
                     .contacts
                     .push((leg.foot(), self.leg_contacts(leg, track, times)));
             }
-            return report;
+            return None;
         }
         let frames = poses.len();
-        let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
-        // At most the clip's length (a project may say anything: `as` saturates).
-        let blend = ((settings.blend_secs * fps).round() as usize).min(frames);
-        let mut world = vec![Mat4::IDENTITY; target.len()];
-        let container = Mat4::from(self.target_container);
+        let blend = self.blend_frames(times);
         // The solved feet, per leg and frame (down their own root paths only).
         let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
         for pose in poses.iter() {
@@ -195,63 +232,53 @@ impl Retargeter {
             report.contacts.push((leg.foot(), contacts));
             goals.push(goal);
         }
-        if settings.lower_hips {
-            report.max_hip_drop = self.lower_hips(target, poses, &goals, blend);
-        }
-        let mut rotations = vec![Quat::IDENTITY; target.len()];
-        let mut points = vec![
-            Vec3::ZERO;
-            self.legs
-                .iter()
-                .map(|l| l.reach_points())
-                .max()
-                .unwrap_or(3)
-        ];
-        for (f, pose) in poses.iter_mut().enumerate() {
-            if goals.iter().all(|g| g[f].is_none()) {
-                continue;
-            }
-            pose.world_matrices_under(target, container, &mut world);
-            world_rotations_into(
-                target.parents(),
-                rotation_of(container),
-                &pose.rotations,
-                &mut rotations,
-            );
-            for (leg, goal) in self.legs.iter().zip(&goals) {
-                let foot = world[leg.foot()].w_axis.truncate();
-                // A goal where the solved foot already is (a floor that was not crossed):
-                // nothing to solve.
-                if let Some(goal) = goal[f].filter(|g| g.distance(foot) > 1e-5 * self.target_height)
-                {
-                    self.solve_leg(target, leg, goal, pose, &world, &rotations, &mut points);
-
-                    // The next leg may hang from what this one turned (not on any rig here).
-                    world_rotations_into(
-                        target.parents(),
-                        rotation_of(container),
-                        &pose.rotations,
-                        &mut rotations,
-                    );
-                }
-            }
-        }
-        report
+        Some(goals)
     }
 
-    /// Lowers the pelvis, frame by frame, by what the legs that cannot reach their goals
-    /// need, spread over the neighbouring frames so it eases in and out. Returns the
-    /// largest drop.
-    fn lower_hips(
+    /// Solves the legs of one frame's `pose` toward `goal(leg)` (an index into the legs;
+    /// `None` leaves that leg). Allocates nothing.
+    pub(super) fn plant_frame(
         &self,
         target: &Skeleton,
-        poses: &mut [Pose],
+        pose: &mut Pose,
+        goal: impl Fn(usize) -> Option<Vec3>,
+        scratch: &mut super::PlantScratch,
+    ) {
+        if (0..self.legs.len()).all(|l| goal(l).is_none()) {
+            return;
+        }
+        let container = Mat4::from(self.target_container);
+        let super::PlantScratch {
+            world,
+            rotations,
+            points,
+        } = scratch;
+        pose.world_matrices_under(target, container, world);
+        let turn = rotation_of(container);
+        world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+        for (l, leg) in self.legs.iter().enumerate() {
+            let foot = world[leg.foot()].w_axis.truncate();
+            // A goal where the solved foot already is (a floor that was not crossed):
+            // nothing to solve.
+            if let Some(goal) = goal(l).filter(|g| g.distance(foot) > 1e-5 * self.target_height) {
+                self.solve_leg(target, leg, goal, pose, world, rotations, points);
+                // The next leg may hang from what this one turned (not on any rig here).
+                world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+            }
+        }
+    }
+
+    /// Per frame, how far the pelvis comes down for the legs that cannot reach their
+    /// goals, spread over the neighbouring frames so it eases in and out.
+    pub(super) fn hip_drops(
+        &self,
+        poses: &[Pose],
         goals: &[Vec<Option<Vec3>>],
         blend: usize,
-    ) -> f32 {
-        let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) else {
-            return 0.0;
-        };
+    ) -> Vec<f32> {
+        if self.roots.is_empty() {
+            return vec![0.0; poses.len()];
+        }
         let need: Vec<f32> = poses
             .iter()
             .enumerate()
@@ -270,19 +297,27 @@ impl Retargeter {
                     .fold(0.0, f32::max)
             })
             .collect();
-        let smooth = smoothed_max(&need, blend.max(1));
-        let mut above = chain_to_root(target.parents(), pelvis);
+        smoothed_max(&need, blend.max(1))
+    }
+
+    /// The pelvis and the root path above it (its parent's), which a hip drop moves.
+    pub(super) fn hips_chain(&self) -> Option<(usize, Vec<usize>)> {
+        let pelvis = self.roots.first()?.pelvis();
+        let mut above = chain_to_root(&self.target_parents, pelvis);
         above.pop();
-        for (f, pose) in poses.iter_mut().enumerate() {
-            if smooth[f] <= 0.0 {
-                continue;
-            }
-            let parent = chain_world(self.target_container, &above, pose);
-            pose.translations[pelvis] += parent
-                .inverse()
-                .transform_vector3(Vec3::new(0.0, -smooth[f], 0.0));
+        Some((pelvis, above))
+    }
+
+    /// Lowers the pelvis of `pose` by `drop` world units (`hips` from `hips_chain`).
+    pub(super) fn lower_hips_by(&self, hips: &(usize, Vec<usize>), pose: &mut Pose, drop: f32) {
+        if drop <= 0.0 {
+            return;
         }
-        smooth.iter().copied().fold(0.0, f32::max)
+        let (pelvis, above) = hips;
+        let parent = chain_world(self.target_container, above, pose);
+        pose.translations[*pelvis] += parent
+            .inverse()
+            .transform_vector3(Vec3::new(0.0, -drop, 0.0));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -412,201 +447,10 @@ impl Retargeter {
 
 impl LegIk {
     /// Points a solve of this leg needs.
-    fn reach_points(&self) -> usize {
+    pub(super) fn reach_points(&self) -> usize {
         match &self.kind {
             LegKind::Path { joints, .. } => joints.len(),
             LegKind::Detached { .. } => 3,
         }
-    }
-}
-
-/// How a contact's plant moves: not at all, or as the source's foot moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Plant {
-    /// The retarget slides the foot no more than the source does: leave it.
-    Free,
-    /// Held still where the solved foot averages (the source's foot only jitters).
-    Still,
-    /// Moved as the source's foot moves about its own average, scaled (the source slides
-    /// it on purpose: an in-place walk, a skid).
-    Following,
-}
-
-/// A foot that travels less than this share of the figure's height over a contact is
-/// planted; one that travels further slides on purpose.
-const DELIBERATE_SLIDE: f32 = 0.03;
-
-/// Path length on the ground plane over `frames`.
-fn travel(path: &[Vec3]) -> f32 {
-    path.windows(2)
-        .map(|w| Vec3::new(w[1].x - w[0].x, 0.0, w[1].z - w[0].z).length())
-        .sum()
-}
-
-fn plant_kind(solved: &[Vec3], source: &[Vec3], scale: f32, height: f32) -> Plant {
-    let wanted = travel(source) * scale;
-    if travel(solved) <= wanted * 1.02 + 1e-4 * height {
-        return Plant::Free;
-    }
-    let (a, b) = (source[0], source[source.len() - 1]);
-    let net = Vec3::new(b.x - a.x, 0.0, b.z - a.z).length() * scale;
-    if net > DELIBERATE_SLIDE * height {
-        Plant::Following
-    } else {
-        Plant::Still
-    }
-}
-
-/// Per frame, the goal of a foot: `None` where it is free, else the solved position eased
-/// onto the contact's plant on the ground plane (`plant_kind`): a contact the retarget
-/// does not make slide is left alone (one body under other names gives its clip back), a
-/// planted foot is held at the solved foot's average over the contact, and a foot the
-/// source slides on purpose slides as the source's does (`scale`: target over source
-/// height). The height stays the solved one: skate is travel on the ground, and the ankle
-/// rises as the heel peels off the floor. `height` is the target's.
-fn eased_goals(
-    solved: &[Vec3],
-    source: &[Vec3],
-    (scale, height): (f32, f32),
-    ground: Option<(f32, f32)>,
-    contacts: &[FootContact],
-    blend: usize,
-) -> Vec<Option<Vec3>> {
-    let frames = solved.len().min(source.len());
-    let mut best = vec![0.0f32; frames];
-    let mut goal = vec![None; frames];
-    for c in contacts {
-        let end = c.end.min(frames.saturating_sub(1));
-        if c.start > end {
-            continue;
-        }
-        let (run, src) = (&solved[c.start..=end], &source[c.start..=end]);
-        let kind = plant_kind(run, src, scale, height);
-        if kind == Plant::Free && ground.is_none() {
-            continue;
-        }
-        let count = run.len() as f32;
-        let plant = run.iter().sum::<Vec3>() / count;
-        let centre = src.iter().sum::<Vec3>() / count;
-        let anchor = |f: usize| match kind {
-            Plant::Following => plant + (source[f.clamp(c.start, end)] - centre) * scale,
-            // Not held: only its height is set (below).
-            Plant::Free => solved[f],
-            Plant::Still => plant,
-        };
-        let from = c.start.saturating_sub(blend);
-        let to = (end + blend).min(frames - 1);
-        for f in from..=to {
-            let d = if f < c.start {
-                c.start - f
-            } else {
-                f.saturating_sub(end)
-            };
-            let x = 1.0 - d as f32 / (blend + 1) as f32;
-            let w = x * x * (3.0 - 2.0 * x);
-            if w > best[f] {
-                best[f] = w;
-                let held = solved[f].lerp(anchor(f), w);
-                let y = ground.map_or(solved[f].y, |(floor, lowest)| {
-                    let src = source[f.clamp(c.start, end)].y;
-                    let stands = floor + (src - lowest) * scale;
-                    solved[f].y + (stands - solved[f].y) * w
-                });
-                goal[f] = Some(Vec3::new(held.x, y, held.z));
-            }
-        }
-    }
-    goal
-}
-
-/// How far the leg's top must come down for a goal `reach` away to be reached; `None`
-/// when it already reaches, or when the goal is too far to the side for lowering to help.
-fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
-    let d = goal - top;
-    if d.length() <= reach {
-        return None;
-    }
-    let side = Vec3::new(d.x, 0.0, d.z).length();
-    if side >= reach {
-        return None;
-    }
-    let drop = -d.y - (reach * reach - side * side).sqrt();
-    (drop > 0.0).then_some(drop)
-}
-
-/// A running maximum over ±`radius` frames, then a running mean over ±`radius`: never
-/// below the need at any frame, and eased in and out.
-fn smoothed_max(need: &[f32], radius: usize) -> Vec<f32> {
-    let n = need.len();
-    let radius = radius.min(n);
-    let window = |f: usize| f.saturating_sub(radius)..(f + radius + 1).min(n);
-    let peak: Vec<f32> = (0..n)
-        .map(|f| need[window(f)].iter().copied().fold(0.0, f32::max))
-        .collect();
-    (0..n)
-        .map(|f| {
-            let w = window(f);
-            let count = w.len() as f32;
-            let mean = peak[w].iter().sum::<f32>() / count;
-            // The edges of the clip average fewer frames; never below the need itself.
-            mean.max(need[f])
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_goal_out_of_reach_below_asks_the_hips_down_just_enough() {
-        let top = Vec3::new(0.0, 1.0, 0.0);
-        let goal = Vec3::new(0.3, 0.0, 0.0);
-        let drop = drop_to_reach(top, goal, 0.9).unwrap();
-        let lowered = top - Vec3::Y * drop;
-        assert!((lowered.distance(goal) - 0.9).abs() < 1e-5);
-        assert!(drop_to_reach(top, Vec3::new(0.0, 0.5, 0.0), 0.9).is_none());
-        assert!(drop_to_reach(top, Vec3::new(2.0, 1.0, 0.0), 0.9).is_none());
-    }
-
-    #[test]
-    fn the_smoothed_drop_covers_every_frame_s_need_and_eases() {
-        let mut need = vec![0.0; 20];
-        need[10] = 0.05;
-        need[11] = 0.04;
-        let s = smoothed_max(&need, 3);
-        for (a, b) in need.iter().zip(&s) {
-            assert!(b >= a);
-        }
-        assert_eq!(s[0], 0.0);
-        assert!(s[6] > 0.0 && s[6] < s[8], "{s:?}");
-    }
-
-    #[test]
-    fn a_planted_foot_holds_one_place_and_eases_there() {
-        // The solved foot slides 1 cm a frame; the contact holds it at the average.
-        let solved: Vec<Vec3> = (0..20)
-            .map(|f| Vec3::new(f as f32 * 0.01, 0.0, 0.0))
-            .collect();
-        let still = vec![Vec3::new(0.3, 0.0, 0.0); 20];
-        let contact = [FootContact { start: 5, end: 12 }];
-        let goals = eased_goals(&solved, &still, (1.0, 1.7), None, &contact, 2);
-        let plant = goals[5].unwrap();
-        for g in &goals[5..=12] {
-            assert_eq!(g.unwrap(), plant);
-        }
-        assert!((plant.x - 0.085).abs() < 1e-6);
-        assert_eq!(plant.y, 0.0);
-        assert!(goals[2].is_none() && goals[15].is_none());
-        assert!(goals[3].is_some() && goals[14].is_some());
-        // A source foot that slides as the solved one does: left alone.
-        let sliding: Vec<Vec3> = solved.iter().map(|p| *p * 2.0).collect();
-        let goals = eased_goals(&solved, &sliding, (0.5, 1.7), None, &contact, 2);
-        assert!(goals.iter().all(Option::is_none));
-        // One the source slides on purpose, but half as far: the goal slides as the source.
-        let half: Vec<Vec3> = solved.iter().map(|p| *p * 0.5).collect();
-        let goals = eased_goals(&solved, &half, (1.0, 0.5), None, &contact, 2);
-        let (a, b) = (goals[5].unwrap(), goals[12].unwrap());
-        assert!((b.x - a.x - 0.035).abs() < 1e-5, "{a} {b}");
     }
 }
