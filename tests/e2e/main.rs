@@ -30,6 +30,7 @@ mod save_kill;
 mod screenshot;
 mod textures;
 mod ui;
+mod ui_layout;
 mod ui_safety;
 mod ui_skeleton;
 mod ui_solve;

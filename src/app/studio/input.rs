@@ -79,8 +79,12 @@ impl StudioApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                ui.checkbox(&mut self.prefs.show_mesh, "Meshes");
-                ui.checkbox(&mut self.prefs.show_skeleton, "Skeletons");
+                for (i, side) in ["Source", "Target"].iter().enumerate() {
+                    let show = &mut self.prefs.show[i];
+                    ui.checkbox(&mut show.mesh, format!("{side} mesh"));
+                    ui.checkbox(&mut show.skeleton, format!("{side} skeleton"));
+                    ui.checkbox(&mut show.helpers, format!("{side} helper bones"));
+                }
                 ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
                 ui.checkbox(&mut self.prefs.link_cameras, "Link the two cameras");
                 ui.checkbox(&mut self.prefs.follow, "Follow the characters");
@@ -96,10 +100,25 @@ impl StudioApp {
                         self.look_along(direction);
                     }
                 }
-                if ui.button("Frame both (F)").clicked() {
+                if ui.button("Frame both").clicked() {
                     for v in &mut self.views {
                         v.needs_framing = true;
                     }
+                }
+                ui.separator();
+                let tools = if self.prefs.tools_open {
+                    "Hide tool panel"
+                } else {
+                    "Show tool panel"
+                };
+                if ui
+                    .add(egui::Button::new(tools).shortcut_text("Ctrl+T"))
+                    .clicked()
+                {
+                    self.prefs.tools_open = !self.prefs.tools_open;
+                }
+                if ui.button("Reset layout").clicked() {
+                    self.reset_layout();
                 }
             });
             if let Some(status) = &self.status {
@@ -153,6 +172,10 @@ impl StudioApp {
             if ctx.input_mut(|i| i.consume_shortcut(&shortcut)) {
                 self.commands.push(command);
             }
+        }
+        let tools = KeyboardShortcut::new(Modifiers::COMMAND, Key::T);
+        if ctx.input_mut(|i| i.consume_shortcut(&tools)) {
+            self.prefs.tools_open = !self.prefs.tools_open;
         }
     }
 

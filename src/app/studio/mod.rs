@@ -22,6 +22,7 @@ use std::time::Instant;
 mod actions;
 mod contacts;
 mod input;
+pub mod layout;
 mod prompts;
 mod quality;
 mod viewports;
@@ -36,27 +37,53 @@ const MAX_RECENT: usize = 10;
 #[serde(default)]
 pub struct Prefs {
     pub recent: Vec<PathBuf>,
-    pub show_mesh: bool,
-    pub show_skeleton: bool,
+    /// What each viewport (source, target) draws.
+    pub show: [Show; 2],
     pub link_cameras: bool,
     pub overlay: bool,
     /// The cameras move with the characters' hips (sideways only), so a walk stays in frame.
     pub follow: bool,
     pub tab: Tab,
     pub panel: panels::PanelState,
+    /// The tool panel is shown (Ctrl+T hides it, giving the viewports the whole width).
+    pub tools_open: bool,
+    /// Bumped by View ▸ Reset layout: the panel gets a new id, so egui forgets its width.
+    pub layout_generation: u32,
+}
+
+/// One viewport's show toggles.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Show {
+    pub mesh: bool,
+    /// A side without a mesh draws its skeleton whatever this says: it has nothing else.
+    pub skeleton: bool,
+    /// Bones that deform no vertex (IK targets, helpers) on a side that has a mesh.
+    pub helpers: bool,
+}
+
+impl Default for Show {
+    fn default() -> Self {
+        Self {
+            mesh: true,
+            skeleton: true,
+            helpers: false,
+        }
+    }
 }
 
 impl Default for Prefs {
     fn default() -> Self {
         Self {
             recent: Vec::new(),
-            show_mesh: true,
-            show_skeleton: true,
+            show: [Show::default(); 2],
             link_cameras: false,
             overlay: false,
             follow: true,
             tab: Tab::BoneMap,
             panel: panels::PanelState::default(),
+            tools_open: true,
+            layout_generation: 0,
         }
     }
 }
@@ -111,6 +138,8 @@ pub struct StudioApp {
     pub locate: Option<Locate>,
     /// The live retarget that failed for this (revision, clip): not tried again every frame.
     live_failed: Option<(u64, String)>,
+    /// The tool panel's width as last drawn.
+    tools_width: f32,
     /// Test hook: the next job of this kind panics (see `guard`).
     #[doc(hidden)]
     pub inject_panic: Option<Job>,
@@ -173,6 +202,7 @@ impl StudioApp {
             locate: None,
             live_failed: None,
             inject_panic: None,
+            tools_width: 0.0,
         };
         let project = launch.project.unwrap_or_else(super::demo_project);
         app.open_project(&project);
@@ -344,6 +374,9 @@ impl StudioApp {
         let (src, tgt) = (&session.source, &session.target);
         let src_meshes = meshes_of(&src.asset, src.skeleton_index);
         let tgt_meshes = meshes_of(&tgt.asset, tgt.skeleton_index);
+        for (view, show) in self.views.iter_mut().zip(self.prefs.show) {
+            view.show_helpers = show.helpers;
+        }
         self.views[0].set_pose(
             src.skeleton(),
             src.reference.container,
@@ -364,19 +397,29 @@ impl StudioApp {
             view.set_ground(&live.grounds[i]);
             view.follow(Some(live.followed[i]), self.prefs.follow);
         }
-        let overlay = self.prefs.overlay.then(|| overlay_of(&self.views[1]));
+        let overlay = self
+            .prefs
+            .overlay
+            .then(|| overlay_of(&self.views[1], &self.views[0], live.followed));
         let pick = (self.prefs.tab == Tab::Skeleton)
             .then_some(self.prefs.panel.chain)
             .flatten();
         let chains = panels::skeleton::highlights(session, pick);
-        for ((view, selected), chain) in
-            self.views.iter_mut().zip([twin, self.selected]).zip(chains)
+        let has_mesh = [!src_meshes.is_empty(), !tgt_meshes.is_empty()];
+        for (i, ((view, selected), chain)) in self
+            .views
+            .iter_mut()
+            .zip([twin, self.selected])
+            .zip(chains)
+            .enumerate()
         {
             let scene = Arc::make_mut(&mut view.scene);
+            let show = self.prefs.show[i];
             scene.selected_joint = selected;
             scene.highlighted_chain = chain;
-            scene.show_mesh = self.prefs.show_mesh;
-            scene.show_skeleton = self.prefs.show_skeleton;
+            scene.show_mesh = show.mesh;
+            // A side without a mesh is its skeleton: hiding it would leave an empty viewport.
+            scene.show_skeleton = show.skeleton || !has_mesh[i] || !show.mesh;
         }
         Arc::make_mut(&mut self.views[0].scene).overlay = overlay;
     }
@@ -408,27 +451,7 @@ impl StudioApp {
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| self.timeline_strip(ui));
-        egui::Panel::right("tools")
-            .resizable(true)
-            .default_size(560.0)
-            .show(ui, |ui| {
-                let key = self.quality_key();
-                let tools = panels::Tools {
-                    export_progress: self.export_task.as_ref().map(|t| t.progress()),
-                    doc: &self.doc,
-                    undo: &self.undo,
-                    selected: self.selected,
-                    clip: self.clip.as_deref(),
-                    quality: self.quality.view(key.as_ref()),
-                };
-                panels::tools_ui(
-                    ui,
-                    &tools,
-                    &mut self.prefs.tab,
-                    &mut self.prefs.panel,
-                    &mut self.commands,
-                );
-            });
+        self.tools_panel_ui(ui);
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);

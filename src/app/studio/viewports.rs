@@ -34,10 +34,8 @@ impl StudioApp {
         // The view toggles get a row of their own: beside a long file name they were cut off;
         // the row wraps when the viewports are narrow.
         ui.horizontal_wrapped(|ui| {
-            ui.label("Show");
-            ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
-            ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
-            ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
+            ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source")
+                .on_hover_text("Scaled to the source's height and set on its hips, to compare the poses");
             ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
             ui.checkbox(&mut self.prefs.follow, "Follow")
                 .on_hover_text("The cameras move with the characters' hips, so a walk stays in frame");
@@ -61,8 +59,10 @@ impl StudioApp {
                         n[i].as_str()
                     });
                 let notes = self.import_note_count(i);
-                col.horizontal(|ui| {
-                    ui.strong(label);
+                let has_mesh = self.has_mesh(i);
+                col.horizontal_wrapped(|ui| {
+                    ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
+                    self.show_toggles_ui(ui, i, has_mesh);
                     if notes > 0
                         && ui
                             .small_button(format!("(!) {notes}"))
@@ -113,6 +113,41 @@ impl StudioApp {
             // A bone picked in a viewport brings its row into view in the bone map.
             self.prefs.panel.reveal_selected = true;
         }
+    }
+
+    /// Side `i`'s own show toggles, beside its name: each viewport shows what it needs.
+    fn show_toggles_ui(&mut self, ui: &mut egui::Ui, i: usize, has_mesh: bool) {
+        let side = ["Source", "Target"][i];
+        let show = &mut self.prefs.show[i];
+        let named = |r: egui::Response, name: String, on: bool| {
+            let enabled = r.enabled();
+            r.widget_info(move || {
+                egui::WidgetInfo::selected(egui::accesskit::Role::CheckBox, enabled, on, &name)
+            });
+        };
+        ui.add_enabled_ui(has_mesh, |ui| {
+            let mesh = ui.checkbox(&mut show.mesh, "Mesh");
+            named(mesh, format!("{side} mesh"), show.mesh);
+            let skeleton = ui
+                .checkbox(&mut show.skeleton, "Skeleton")
+                .on_disabled_hover_text("No mesh on this side: its skeleton is always drawn");
+            named(skeleton, format!("{side} skeleton"), show.skeleton);
+            let helpers = ui
+                .checkbox(&mut show.helpers, "Helpers")
+                .on_hover_text("Bones that move no vertex (IK targets, controls)");
+            named(helpers, format!("{side} helper bones"), show.helpers);
+        });
+    }
+
+    /// Whether side `i` has a mesh bound to its skeleton.
+    fn has_mesh(&self, i: usize) -> bool {
+        self.doc.session.as_ref().is_some_and(|s| {
+            let side = [&s.source, &s.target][i];
+            side.asset
+                .meshes
+                .iter()
+                .any(|m| m.skeleton == side.skeleton_index)
+        })
     }
 
     /// How many import notes side `i` has; counted, not collected, as it is asked every frame.
@@ -241,10 +276,43 @@ pub(super) fn meshes_of(
     )
 }
 
-pub(super) fn overlay_of(view: &CharacterView) -> crate::app::viewport::SkeletonOverlay {
+/// The target's skeleton drawn over the source: scaled to the source's height and moved so
+/// its followed joint (the hips) sits on the source's, so the two poses can be compared
+/// whatever the two characters' sizes.
+pub(super) fn overlay_of(
+    target: &CharacterView,
+    source: &CharacterView,
+    followed: [usize; 2],
+) -> crate::app::viewport::SkeletonOverlay {
+    let joints = &target.scene.joints;
+    let height = |p: &[glam::Vec3]| {
+        let (lo, hi) = p.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| {
+            (lo.min(v.y), hi.max(v.y))
+        });
+        hi - lo
+    };
+    let (th, sh) = (height(joints), height(&source.scene.joints));
+    let scale = if th > 1e-6 && sh > 1e-6 && (sh / th).is_finite() {
+        sh / th
+    } else {
+        1.0
+    };
+    let anchor_t = joints.get(followed[1]).copied().unwrap_or_default();
+    let anchor_s = source
+        .scene
+        .joints
+        .get(followed[0])
+        .copied()
+        .unwrap_or(anchor_t);
+    let place = |v: glam::Vec3| anchor_s + (v - anchor_t) * scale;
     crate::app::viewport::SkeletonOverlay {
-        joints: view.scene.joints.clone(),
-        bones: view.scene.bones.clone(),
+        joints: joints.iter().map(|v| place(*v)).collect(),
+        bones: target
+            .scene
+            .bones
+            .iter()
+            .map(|(a, b)| (place(*a), place(*b)))
+            .collect(),
         color: [0.3, 0.8, 1.0, 1.0],
     }
 }
