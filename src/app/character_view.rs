@@ -178,7 +178,10 @@ impl CharacterView {
         gizmo: Option<GizmoPlacement>,
     ) -> super::viewport::ViewportResponse {
         let size = ui.available_size();
-        let resized = self.auto_frame && (size - self.framed_size).length() > 1.0;
+        // Only a real change of shape (a panel collapsed or dragged, the window resized):
+        // a label wrapping differently must not undo the follow camera's moves.
+        let change = (size - self.framed_size).abs() / self.framed_size.max(egui::vec2(1.0, 1.0));
+        let resized = self.auto_frame && change.max_elem() > 0.05;
         if (self.needs_framing || resized)
             && size.min_elem() >= 1.0
             && let Some((min, max)) = self.scene.bounds()

@@ -36,3 +36,4 @@ mod ui_skeleton;
 mod ui_solve;
 mod ui_tools;
 mod ui_views;
+mod ui_workday;

@@ -187,7 +187,7 @@ pub fn bone_map_ui(
     toolbar_ui(ui, commands);
     let tgt = session.target.skeleton();
     let src = session.source.skeleton();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         super::labelled(
             ui,
             "Filter",
@@ -224,6 +224,22 @@ pub fn bone_map_ui(
 }
 
 fn table_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    rows: &[usize],
+    selected: Option<usize>,
+    state: &mut PanelState,
+    commands: &mut Vec<Command>,
+) {
+    // Columns dragged wider than the panel scroll sideways here; they never widen it.
+    egui::ScrollArea::horizontal()
+        .id_salt("bone_map_columns")
+        .show(ui, |ui| {
+            table_inner(ui, session, rows, selected, state, commands)
+        });
+}
+
+fn table_inner(
     ui: &mut egui::Ui,
     session: &Session,
     rows: &[usize],

@@ -67,12 +67,18 @@ impl StudioApp {
                     }
                     ui.weak("Tools");
                 });
-                // Contents wider than the panel scroll inside it: a widened column never
-                // widens the panel (and, saved, never starves a viewport on the next start).
-                egui::ScrollArea::horizontal()
-                    .id_salt("tools_scroll")
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| self.tools_contents(ui));
+                // The contents get the panel's rect and no more: a child that does not grow
+                // its parent, clipped. A widened column (which scrolls in its own table)
+                // never widens the panel, and, saved, never starves a viewport next time.
+                let rect = ui.available_rect_before_wrap();
+                let mut contents = ui.new_child(
+                    egui::UiBuilder::new()
+                        .max_rect(rect)
+                        .layout(egui::Layout::top_down(egui::Align::Min)),
+                );
+                contents.set_clip_rect(rect.intersect(ui.clip_rect()));
+                self.tools_contents(&mut contents);
+                ui.advance_cursor_after_rect(rect);
             });
         self.tools_width = shown.response.rect.width();
     }
@@ -81,6 +87,7 @@ impl StudioApp {
         let key = self.quality_key();
         let tools = panels::Tools {
             export_progress: self.export_task.as_ref().map(|t| t.progress()),
+            export_path: self.export_path("glb"),
             doc: &self.doc,
             undo: &self.undo,
             selected: self.selected,

@@ -21,6 +21,7 @@ use std::time::Instant;
 
 mod actions;
 mod contacts;
+pub mod files;
 mod input;
 pub mod layout;
 mod prompts;
@@ -140,6 +141,15 @@ pub struct StudioApp {
     live_failed: Option<(u64, String)>,
     /// The tool panel's width as last drawn.
     tools_width: f32,
+    /// Never open a file dialog: go straight to the typed path (tests;
+    /// `RETARGET_STUDIO_NO_DIALOGS`).
+    pub no_dialogs: bool,
+    /// The typed path shown when no file dialog could open.
+    pub path_prompt: Option<files::PathPrompt>,
+    /// A write waiting for "Replace".
+    pub overwrite: Option<files::Overwrite>,
+    /// The path the user agreed to write over, for the write that asked.
+    confirmed_overwrite: Option<PathBuf>,
     /// Test hook: the next job of this kind panics (see `guard`).
     #[doc(hidden)]
     pub inject_panic: Option<Job>,
@@ -203,9 +213,15 @@ impl StudioApp {
             live_failed: None,
             inject_panic: None,
             tools_width: 0.0,
+            no_dialogs: std::env::var_os("RETARGET_STUDIO_NO_DIALOGS").is_some(),
+            path_prompt: None,
+            overwrite: None,
+            confirmed_overwrite: None,
         };
-        let project = launch.project.unwrap_or_else(super::demo_project);
-        app.open_project(&project);
+        match &launch.project {
+            Some(path) => app.open_file(path),
+            None => app.open_project(&super::demo_project()),
+        }
         if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
             match session.target.skeleton().find(name) {
                 Some(j) => {
@@ -231,7 +247,7 @@ impl StudioApp {
         app
     }
 
-    fn open_project(&mut self, path: &Path) {
+    pub(super) fn open_project(&mut self, path: &Path) {
         let inject = self.take_injected(Job::Load);
         let loaded = catch(Job::Load, inject, || {
             Ok(crate::io::project::ProjectFile::load(path)?)
@@ -297,8 +313,8 @@ impl StudioApp {
             .session
             .as_ref()
             .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
+        self.undo.clear(!doc.dirty);
         self.doc = doc;
-        self.undo.clear();
         self.live = None;
         self.live_failed = None;
         self.quality.clear();
@@ -455,6 +471,7 @@ impl StudioApp {
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
+        self.file_prompts_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 

@@ -150,10 +150,9 @@ impl StudioApp {
         })
     }
 
-    /// How many import notes side `i` has; counted, not collected, as it is asked every frame.
+    /// How many different import notes side `i` has.
     fn import_note_count(&self, i: usize) -> usize {
-        let side = self.doc.session.as_ref().map(|s| [&s.source, &s.target][i]);
-        side.map_or(0, |side| side.asset.warnings.len()) + self.views[i].texture_warnings().len()
+        self.import_notes(i).len()
     }
 
     /// What the reader noticed in side `i`'s file (channels it could not import, a unit it
@@ -168,12 +167,7 @@ impl StudioApp {
             &session.target
         };
         let textures = self.views[i].texture_warnings();
-        side.asset
-            .warnings
-            .iter()
-            .chain(textures)
-            .cloned()
-            .collect()
+        dedup_notes(side.asset.warnings.iter().chain(textures))
     }
 
     /// The list behind a side's "(!) N" button, in a window of its own.
@@ -255,6 +249,24 @@ impl StudioApp {
                 rotation,
             }));
     }
+}
+
+/// The notes once each, in first-seen order, a repeated one with its count: one line said
+/// 14 times reads as "… (×14)", not as 14 lines.
+pub fn dedup_notes<'a>(notes: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for note in notes {
+        match seen.iter_mut().find(|(n, _)| *n == note.as_str()) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((note, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(n, count)| match count {
+            1 => n.to_owned(),
+            _ => format!("{n} (×{count})"),
+        })
+        .collect()
 }
 
 /// The meshes bound to `skeleton`: borrowed as they are in the usual one-skeleton file, so
