@@ -2,6 +2,7 @@
 //! nothing here changes the session directly.
 
 pub mod bone_map;
+pub mod bone_tree;
 mod chain_editor;
 mod export;
 mod pose;
@@ -42,6 +43,9 @@ pub struct PanelState {
     /// Scroll the bone map to the selected row on its next draw.
     #[serde(skip)]
     pub reveal_selected: bool,
+    /// Target joints whose subtrees are folded in the bone map.
+    #[serde(skip)]
+    pub folded: std::collections::BTreeSet<usize>,
     pub pose_side_is_source: bool,
     /// The chain picked in the Skeleton tab (highlighted in the viewports).
     #[serde(skip)]

@@ -26,6 +26,7 @@ mod input;
 pub mod layout;
 mod prompts;
 mod quality;
+mod shortcuts;
 mod viewports;
 
 use viewports::{meshes_of, overlay_of};
@@ -148,6 +149,8 @@ pub struct StudioApp {
     pub path_prompt: Option<files::PathPrompt>,
     /// A write waiting for "Replace".
     pub overwrite: Option<files::Overwrite>,
+    /// Help ▸ Shortcuts is open.
+    pub shortcuts_open: bool,
     /// The path the user agreed to write over, for the write that asked.
     confirmed_overwrite: Option<PathBuf>,
     /// Test hook: the next job of this kind panics (see `guard`).
@@ -217,6 +220,7 @@ impl StudioApp {
             path_prompt: None,
             overwrite: None,
             confirmed_overwrite: None,
+            shortcuts_open: false,
         };
         match &launch.project {
             Some(path) => app.open_file(path),
@@ -314,6 +318,8 @@ impl StudioApp {
             .as_ref()
             .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
         self.undo.clear(!doc.dirty);
+        // Folds name joints of the old skeleton.
+        self.prefs.panel.folded.clear();
         self.doc = doc;
         self.live = None;
         self.live_failed = None;
@@ -472,6 +478,7 @@ impl StudioApp {
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
         self.file_prompts_ui(&ctx);
+        self.shortcuts_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 
