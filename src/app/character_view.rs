@@ -194,6 +194,13 @@ impl CharacterView {
             self.auto_frame = true;
             self.framed_size = size;
         }
+        // Until the user moves it, the camera backs off as far as the pose needs.
+        if self.auto_frame
+            && size.min_elem() >= 1.0
+            && let Some((min, max)) = self.scene.bounds()
+        {
+            self.camera.fit_without_moving(min, max, size.x / size.y);
+        }
         let before = self.camera;
         let response = viewport_ui(
             ui,

@@ -279,13 +279,13 @@ fn table_inner(
         .striped(true)
         .sense(egui::Sense::click())
         .column(
-            Column::initial(130.0)
+            Column::initial(190.0)
                 .at_least(60.0)
                 .resizable(true)
                 .clip(true),
         )
-        .column(Column::initial(110.0).at_least(60.0).resizable(true))
-        .column(Column::initial(90.0).resizable(true).clip(true))
+        .column(Column::initial(120.0).at_least(60.0).resizable(true))
+        .column(Column::initial(110.0).resizable(true).clip(true))
         .column(Column::initial(70.0))
         .column(Column::initial(80.0))
         .column(Column::initial(80.0))
@@ -305,7 +305,7 @@ fn table_inner(
                 row.col(|ui| {
                     ui.horizontal(|ui| {
                         if indent {
-                            ui.add_space(8.0 * depth(t).min(10) as f32);
+                            ui.add_space(6.0 * depth(t).min(12) as f32);
                             if parents_of[t] {
                                 let open = !state.folded.contains(&t);
                                 if bone_tree::fold_toggle(ui, open, name_text).clicked() {

@@ -60,9 +60,10 @@ impl StudioApp {
                     });
                 let notes = self.import_note_count(i);
                 let has_mesh = self.has_mesh(i);
-                col.horizontal_wrapped(|ui| {
-                    ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
-                    self.show_toggles_ui(ui, i, has_mesh);
+                // One row whatever the width: the toggles in a menu, the name cut to fit,
+                // so both viewports start at the same height.
+                col.horizontal(|ui| {
+                    ui.menu_button("Show", |ui| self.show_toggles_ui(ui, i, has_mesh));
                     if notes > 0
                         && ui
                             .small_button(format!("(!) {notes}"))
@@ -71,6 +72,7 @@ impl StudioApp {
                     {
                         self.notes_open = Some(i);
                     }
+                    ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
                 });
                 let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);

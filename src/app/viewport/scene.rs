@@ -295,6 +295,23 @@ mod tests {
         assert!(bones.is_empty());
     }
 
+    #[test]
+    fn helpers_are_the_joints_that_neither_deform_nor_link_deforming_ones() {
+        // 0 root (IK root at the origin) - 1 hips (weighted) - 2 twist (unweighted) -
+        // 3 knee (weighted) - 4 end site; 0 - 5 an IK target.
+        let parents = [None, Some(0), Some(1), Some(2), Some(3), Some(0)];
+        let mut mesh = one_triangle_mesh();
+        mesh.inverse_bind = vec![Mat4::IDENTITY; 6];
+        mesh.primitives[0].joints = vec![[1, 3, 0, 0]; 3];
+        mesh.primitives[0].weights = vec![[0.5, 0.5, 0.0, 0.0]; 3];
+        let helpers = helper_joints(&parents, &[mesh]);
+        assert_eq!(helpers, [true, false, false, false, true, true]);
+        assert!(
+            helper_joints(&parents, &[]).iter().all(|h| !h),
+            "no mesh, no helpers"
+        );
+    }
+
     fn one_triangle_mesh() -> SkinnedMesh {
         SkinnedMesh {
             name: "tri".into(),
@@ -351,8 +368,10 @@ mod tests {
     }
 }
 
-/// Joints that are helpers to `meshes`: no vertex weighs on them or on any joint below them
-/// (IK targets, controls). A skeleton without a mesh has no helpers: it is all there is.
+/// Joints that are helpers to `meshes`: no vertex weighs on them, and they do not link two
+/// joints that do (IK targets and their roots, controls, end sites). A root left at the
+/// origin drew a line to each foot across the floor as the character walked away. A
+/// skeleton without a mesh has no helpers: it is all there is.
 pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<bool> {
     let mut deforms = vec![false; parents.len()];
     if meshes.is_empty() {
@@ -369,16 +388,30 @@ pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<b
             }
         }
     }
-    let mut keep = vec![false; parents.len()];
+    // Joints with a deforming joint at or below them.
+    let mut below = vec![false; parents.len()];
     for j in (0..parents.len()).filter(|&j| deforms[j]) {
         let mut at = Some(j);
         while let Some(k) = at {
-            if keep[k] {
+            if below[k] {
                 break;
             }
-            keep[k] = true;
-            at = parents[k];
+            below[k] = true;
+            at = parents.get(k).copied().flatten();
         }
     }
-    keep.iter().map(|k| !k).collect()
+    (0..parents.len())
+        .map(|j| {
+            let mut above = false;
+            let mut at = parents[j];
+            while let Some(k) = at {
+                if deforms[k] {
+                    above = true;
+                    break;
+                }
+                at = parents.get(k).copied().flatten();
+            }
+            !(deforms[j] || (above && below[j]))
+        })
+        .collect()
 }
