@@ -125,8 +125,8 @@ mod tests {
 
     #[test]
     fn the_saved_state_is_found_again_through_undo_and_redo() {
-        let state = || ();
-        let mut u = UndoStack::<()>::default();
+        let state = || 0u8;
+        let mut u = UndoStack::<u8>::default();
         u.clear(true);
         assert!(u.at_saved());
         u.record("a".into(), state());

@@ -57,8 +57,7 @@ fn unmap_hips(h: &mut H) {
         .target
         .skeleton()
         .find("Hips")
-        .or(Some(0))
-        .unwrap();
+        .unwrap_or(0);
     h.state_mut().run(Command::Edit(Edit::MapBone {
         target: hips,
         source: None,
@@ -353,7 +352,18 @@ fn a_meshless_source_keeps_its_skeleton_and_helper_bones_hide() {
         .iter()
         .filter(|x| **x)
         .count();
-    eprintln!("robot helper joints hidden: {hidden}");
+    // The robot's IK root ("Bone", at the origin) and end sites deform nothing.
+    let bone = h
+        .state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .skeleton()
+        .find("Bone")
+        .unwrap();
+    assert!(h.state().view(1).scene.is_hidden(bone), "{hidden} hidden");
     assert!(h.state().view(0).scene.hidden.iter().all(|x| !x));
     h.state_mut().prefs.show[1].helpers = true;
     h.run_steps(2);
@@ -442,4 +452,64 @@ fn f_frames_the_viewport_under_the_mouse_with_linked_cameras() {
     h.key_press(egui::Key::F);
     h.run_steps(2);
     assert!(all_in_frame(&h, 1), "F framed the target");
+}
+
+#[test]
+fn a_wrist_folds_its_fingers_and_the_source_search_has_the_keyboard() {
+    let mut h = editor_on(retarget_studio::app::demo_project(), Tab::BoneMap);
+    assert!(h.query_by_label("IndexFinger1_L").is_some());
+    h.get_by_label("Fold Left wrist").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("IndexFinger1_L").is_none(), "folded away");
+    assert!(h.query_by_label("Left elbow").is_some(), "the rest stays");
+    h.get_by_label("Unfold Left wrist").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("IndexFinger1_L").is_some());
+    // The source list opens with its search focused: typing filters at once.
+    h.get_by_label("Left elbow source").click();
+    h.run_steps(2);
+    h.event(egui::Event::Text("Spine".into()));
+    h.run_steps(2);
+    assert_eq!(h.state().prefs.panel.source_search, "Spine");
+}
+
+#[test]
+fn f1_and_help_list_every_shortcut() {
+    let mut h = editor_on(retarget_studio::app::demo_project(), Tab::BoneMap);
+    assert!(h.query_by_label("Show or hide the tool panel").is_none());
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(h.state().shortcuts_open);
+    for what in [
+        "Show or hide the tool panel",
+        "Frame both characters",
+        "Load source…",
+        "Frame the viewport under the mouse",
+        "Play or pause",
+    ] {
+        assert!(h.query_by_label(what).is_some(), "{what} is listed");
+    }
+    // Ctrl+B frames both cameras again after the user moved one.
+    h.state_mut().shortcuts_open = false;
+    h.run_steps(1);
+    let framed = h.state().view(1).camera;
+    let rect = h.state().view(1).last_rect;
+    h.event(egui::Event::PointerMoved(rect.center()));
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, 300.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(5);
+    assert!(h.state().view(1).camera.distance < framed.distance * 0.9);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::B);
+    h.run_steps(2);
+    let again = h.state().view(1).camera.distance;
+    assert!(
+        (again - framed.distance).abs() < framed.distance * 0.05,
+        "{again} vs {}",
+        framed.distance
+    );
 }

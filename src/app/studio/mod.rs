@@ -428,21 +428,8 @@ impl StudioApp {
             .flatten();
         let chains = panels::skeleton::highlights(session, pick);
         let has_mesh = [!src_meshes.is_empty(), !tgt_meshes.is_empty()];
-        for (i, ((view, selected), chain)) in self
-            .views
-            .iter_mut()
-            .zip([twin, self.selected])
-            .zip(chains)
-            .enumerate()
-        {
-            let scene = Arc::make_mut(&mut view.scene);
-            let show = self.prefs.show[i];
-            scene.selected_joint = selected;
-            scene.highlighted_chain = chain;
-            scene.show_mesh = show.mesh;
-            // A side without a mesh is its skeleton: hiding it would leave an empty viewport.
-            scene.show_skeleton = show.skeleton || !has_mesh[i] || !show.mesh;
-        }
+        let selected = [twin, self.selected];
+        viewports::dress(&mut self.views, self.prefs.show, selected, chains, has_mesh);
         Arc::make_mut(&mut self.views[0].scene).overlay = overlay;
     }
 

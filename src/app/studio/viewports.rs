@@ -253,6 +253,24 @@ impl StudioApp {
     }
 }
 
+/// What each scene shows this frame: the selection, the picked chain and the viewport's
+/// toggles. A side without a mesh is its skeleton: hiding that would leave it empty.
+pub(super) fn dress(
+    views: &mut [CharacterView; 2],
+    show: [super::Show; 2],
+    selected: [Option<usize>; 2],
+    chains: [Vec<usize>; 2],
+    has_mesh: [bool; 2],
+) {
+    for (i, (view, chain)) in views.iter_mut().zip(chains).enumerate() {
+        let scene = std::sync::Arc::make_mut(&mut view.scene);
+        scene.selected_joint = selected[i];
+        scene.highlighted_chain = chain;
+        scene.show_mesh = show[i].mesh;
+        scene.show_skeleton = show[i].skeleton || !has_mesh[i] || !show[i].mesh;
+    }
+}
+
 /// The notes once each, in first-seen order, a repeated one with its count: one line said
 /// 14 times reads as "… (×14)", not as 14 lines.
 pub fn dedup_notes<'a>(notes: impl Iterator<Item = &'a String>) -> Vec<String> {

@@ -236,6 +236,54 @@ pub fn pick_joint(
     best.map(|(_, _, i)| i)
 }
 
+/// Joints that are helpers to `meshes`: no vertex weighs on them, and they do not link two
+/// joints that do (IK targets and their roots, controls, end sites). A root left at the
+/// origin drew a line to each foot across the floor as the character walked away. A
+/// skeleton without a mesh has no helpers: it is all there is.
+pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<bool> {
+    let mut deforms = vec![false; parents.len()];
+    if meshes.is_empty() {
+        return vec![false; parents.len()];
+    }
+    for prim in meshes.iter().flat_map(|m| &m.primitives) {
+        for (joints, weights) in prim.joints.iter().zip(&prim.weights) {
+            for (j, w) in joints.iter().zip(weights) {
+                if *w > 0.0
+                    && let Some(d) = deforms.get_mut(*j as usize)
+                {
+                    *d = true;
+                }
+            }
+        }
+    }
+    // Joints with a deforming joint at or below them.
+    let mut below = vec![false; parents.len()];
+    for j in (0..parents.len()).filter(|&j| deforms[j]) {
+        let mut at = Some(j);
+        while let Some(k) = at {
+            if below[k] {
+                break;
+            }
+            below[k] = true;
+            at = parents.get(k).copied().flatten();
+        }
+    }
+    (0..parents.len())
+        .map(|j| {
+            let mut above = false;
+            let mut at = parents[j];
+            while let Some(k) = at {
+                if deforms[k] {
+                    above = true;
+                    break;
+                }
+                at = parents.get(k).copied().flatten();
+            }
+            !(deforms[j] || (above && below[j]))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,52 +414,4 @@ mod tests {
         let (lo, hi) = scene.bounds().unwrap();
         assert_eq!((lo, hi), (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0)));
     }
-}
-
-/// Joints that are helpers to `meshes`: no vertex weighs on them, and they do not link two
-/// joints that do (IK targets and their roots, controls, end sites). A root left at the
-/// origin drew a line to each foot across the floor as the character walked away. A
-/// skeleton without a mesh has no helpers: it is all there is.
-pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<bool> {
-    let mut deforms = vec![false; parents.len()];
-    if meshes.is_empty() {
-        return vec![false; parents.len()];
-    }
-    for prim in meshes.iter().flat_map(|m| &m.primitives) {
-        for (joints, weights) in prim.joints.iter().zip(&prim.weights) {
-            for (j, w) in joints.iter().zip(weights) {
-                if *w > 0.0
-                    && let Some(d) = deforms.get_mut(*j as usize)
-                {
-                    *d = true;
-                }
-            }
-        }
-    }
-    // Joints with a deforming joint at or below them.
-    let mut below = vec![false; parents.len()];
-    for j in (0..parents.len()).filter(|&j| deforms[j]) {
-        let mut at = Some(j);
-        while let Some(k) = at {
-            if below[k] {
-                break;
-            }
-            below[k] = true;
-            at = parents.get(k).copied().flatten();
-        }
-    }
-    (0..parents.len())
-        .map(|j| {
-            let mut above = false;
-            let mut at = parents[j];
-            while let Some(k) = at {
-                if deforms[k] {
-                    above = true;
-                    break;
-                }
-                at = parents.get(k).copied().flatten();
-            }
-            !(deforms[j] || (above && below[j]))
-        })
-        .collect()
 }
