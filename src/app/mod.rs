@@ -49,6 +49,8 @@ pub struct Launch {
     /// Autosave and crash recovery: where recovery files go and how often. `None` turns
     /// both off (tests, screenshots); `run` fills in the data folder for a normal window.
     pub recovery: Option<autosave::AutosaveConfig>,
+    /// Start with the tool panel hidden.
+    pub hide_tools: bool,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.

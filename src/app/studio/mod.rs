@@ -180,6 +180,9 @@ impl StudioApp {
         if let Some(tab) = launch.tab {
             prefs.tab = tab;
         }
+        if launch.hide_tools {
+            prefs.tools_open = false;
+        }
         let mut app = Self {
             doc: Document::default(),
             prefs,
