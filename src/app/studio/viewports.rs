@@ -348,3 +348,46 @@ pub(super) fn overlay_of(
         color: [0.3, 0.8, 1.0, 1.0],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::viewport::CharacterScene;
+    use glam::Vec3;
+    use std::sync::Arc;
+
+    fn view_with(joints: Vec<Vec3>) -> CharacterView {
+        let mut view = CharacterView::new(1);
+        let bones = vec![(joints[0], joints[1])];
+        view.scene = Arc::new(CharacterScene {
+            joints,
+            bones,
+            ..Default::default()
+        });
+        view
+    }
+
+    #[test]
+    fn the_overlay_stands_on_the_source_at_its_height() {
+        // A target 5 m tall (joints from 5 to 10 m) over a 1.7 m source walking at x = 3.
+        let target = view_with(vec![Vec3::new(0.0, 5.0, 0.0), Vec3::new(0.0, 10.0, 0.0)]);
+        let mut joints = vec![Vec3::new(3.0, 0.9, 0.0), Vec3::new(3.0, 1.7, 0.0)];
+        joints.push(Vec3::new(3.0, 0.0, 0.0));
+        let source = view_with(joints);
+        let o = overlay_of(&target, &source, [0, 0]);
+        assert!(
+            o.joints[0].abs_diff_eq(Vec3::new(3.0, 0.9, 0.0), 1e-5),
+            "on the hips"
+        );
+        let height = o.joints[1].y - o.joints[0].y;
+        // Its whole height becomes the source's.
+        assert!((height - 1.7).abs() < 1e-4, "{height}");
+        assert!(o.bones[0].0.abs_diff_eq(o.joints[0], 1e-5));
+    }
+
+    #[test]
+    fn repeated_notes_are_listed_once_with_a_count() {
+        let notes: Vec<String> = ["a", "b", "a", "a", "c"].map(String::from).to_vec();
+        assert_eq!(dedup_notes(notes.iter()), ["a (×3)", "b", "c"]);
+    }
+}
