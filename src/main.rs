@@ -92,6 +92,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         select: args.select,
         view,
         recovery: None,
+        hide_tools: args.hide_tools,
     })?;
     if !out.exists() {
         anyhow::bail!("{}: no screenshot was written", out.display());

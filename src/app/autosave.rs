@@ -21,8 +21,10 @@ impl AutosaveConfig {
 
     /// `recovery/` in the editor's data folder (~/.local/share/retargetstudio on Linux,
     /// beside the saved window layout).
+    /// `RETARGET_STUDIO_STATE_DIR` moves it (see [`crate::app::state_dir`]).
     pub fn standard() -> Option<Self> {
-        eframe::storage_dir("Retarget Studio").map(|d| Self {
+        let dir = super::state_dir().or_else(|| eframe::storage_dir("Retarget Studio"));
+        dir.map(|d| Self {
             dir: d.join("recovery"),
             interval: Self::INTERVAL,
         })
@@ -131,6 +133,7 @@ mod tests {
     fn demo() -> Document {
         let session = crate::session::Session::from_project(&crate::app::demo_project()).unwrap();
         Document {
+            opened_as: None,
             session: Some(session),
             ..Document::default()
         }

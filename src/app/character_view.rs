@@ -27,6 +27,15 @@ pub struct CharacterView {
     /// Where the followed joint (the hips) was on the last pose: the camera moves by its
     /// horizontal steps, so a walk stays in frame while the user still orbits and pans.
     follow_anchor: Option<glam::Vec3>,
+    /// The camera still shows the framing the app chose (not moved by the user since): it is
+    /// framed again when the viewport changes size, so a resized panel never crops it.
+    auto_frame: bool,
+    /// The viewport size the camera was last framed for.
+    framed_size: egui::Vec2,
+    /// Draw bones that deform nothing (see [`scene::helper_joints`]).
+    pub show_helpers: bool,
+    /// This character's helper joints, found on its first pose.
+    helpers: Vec<bool>,
 }
 
 impl CharacterView {
@@ -42,6 +51,10 @@ impl CharacterView {
             gizmo: GizmoState::default(),
             last_rect: egui::Rect::NOTHING,
             follow_anchor: None,
+            auto_frame: true,
+            framed_size: egui::Vec2::ZERO,
+            show_helpers: false,
+            helpers: Vec::new(),
         }
     }
 
@@ -111,7 +124,15 @@ impl CharacterView {
                 texels as f64 / (1024.0 * 1024.0)
             );
         }
+        if self.helpers.len() != skeleton.len() {
+            self.helpers = super::viewport::scene::helper_joints(skeleton.parents(), meshes);
+        }
         let scene = Arc::make_mut(&mut self.scene);
+        if self.show_helpers {
+            scene.hidden.clear();
+        } else if scene.hidden != self.helpers {
+            scene.hidden.clone_from(&self.helpers);
+        }
         scene.set_pose(
             self.id_base,
             skeleton.parents(),
@@ -145,6 +166,7 @@ impl CharacterView {
         self.textures.clear();
         self.world.clear();
         self.follow_anchor = None;
+        self.helpers.clear();
         self.needs_framing = true;
     }
 
@@ -155,17 +177,31 @@ impl CharacterView {
         ui: &mut egui::Ui,
         gizmo: Option<GizmoPlacement>,
     ) -> super::viewport::ViewportResponse {
-        if self.needs_framing
+        let size = ui.available_size();
+        // Only a real change of shape (a panel collapsed or dragged, the window resized):
+        // a label wrapping differently must not undo the follow camera's moves.
+        let change = (size - self.framed_size).abs() / self.framed_size.max(egui::vec2(1.0, 1.0));
+        let resized = self.auto_frame && change.max_elem() > 0.05;
+        if (self.needs_framing || resized)
+            && size.min_elem() >= 1.0
             && let Some((min, max)) = self.scene.bounds()
         {
-            let size = ui.available_size();
             let floor = self.scene.floor;
-            self.camera
-                .frame_standing(min, max, floor, size.x / size.y.max(1.0));
+            self.camera.frame_standing(min, max, floor, size.x / size.y);
             Arc::make_mut(&mut self.scene).bone_radius =
                 super::viewport::scene::suggested_bone_radius(min, max);
             self.needs_framing = false;
+            self.auto_frame = true;
+            self.framed_size = size;
         }
+        // Until the user moves it, the camera backs off as far as the pose needs.
+        if self.auto_frame
+            && size.min_elem() >= 1.0
+            && let Some((min, max)) = self.scene.bounds()
+        {
+            self.camera.fit_without_moving(min, max, size.x / size.y);
+        }
+        let before = self.camera;
         let response = viewport_ui(
             ui,
             &mut self.camera,
@@ -173,6 +209,16 @@ impl CharacterView {
             self.renderer.clone(),
             (&mut self.gizmo, gizmo),
         );
+        let framed = response.hovered
+            && ui.input(|i| i.key_pressed(egui::Key::F))
+            && !ui.ctx().egui_wants_keyboard_input();
+        if framed {
+            // F framed it (in `viewport_ui`): the app's framing again, kept through resizes.
+            self.auto_frame = true;
+            self.framed_size = size;
+        } else if self.camera != before {
+            self.auto_frame = false;
+        }
         self.last_rect = response.rect;
         response
     }

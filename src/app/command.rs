@@ -25,6 +25,8 @@ pub enum Command {
     Edit(Edit),
     Undo,
     Redo,
+    /// Undo or redo until this many steps can be undone (a History entry clicked).
+    UndoTo(usize),
     /// Export the current (or every) clip with the export panel's settings.
     ExportWith(super::panels::ExportRequest),
     CancelExport,

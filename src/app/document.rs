@@ -12,6 +12,8 @@ pub struct Document {
     pub dirty: bool,
     /// Bumped on every change; caches (the retargeter) key on it.
     pub revision: u64,
+    /// How a file named on its own was opened ("walk.bvh as the source"), for the title.
+    pub opened_as: Option<String>,
 }
 
 impl Default for Document {
@@ -21,6 +23,7 @@ impl Default for Document {
             project_path: None,
             dirty: false,
             revision: 1,
+            opened_as: None,
         }
     }
 }
@@ -34,6 +37,7 @@ impl Document {
             project_path,
             dirty,
             revision: 1,
+            opened_as: None,
         }
     }
 
@@ -45,6 +49,7 @@ impl Document {
             project_path: None,
             dirty: true,
             revision: 1,
+            opened_as: None,
         })
     }
 
@@ -75,7 +80,10 @@ impl Document {
             (Some(p), _) => p
                 .file_name()
                 .map_or("project".into(), |n| n.to_string_lossy().into_owned()),
-            (None, Some(_)) => "untitled".to_owned(),
+            (None, Some(_)) => match &self.opened_as {
+                Some(how) => format!("untitled: {how}"),
+                None => "untitled".to_owned(),
+            },
             (None, None) => "no project".to_owned(),
         };
         let star = if self.dirty { "*" } else { "" };

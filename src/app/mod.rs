@@ -50,11 +50,22 @@ pub struct Launch {
     /// Autosave and crash recovery: where recovery files go and how often. `None` turns
     /// both off (tests, screenshots); `run` fills in the data folder for a normal window.
     pub recovery: Option<autosave::AutosaveConfig>,
+    /// Start with the tool panel hidden.
+    pub hide_tools: bool,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.
 pub fn demo_project() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/demo.ron")
+}
+
+/// The folder named by `RETARGET_STUDIO_STATE_DIR`, where the editor keeps its saved
+/// window state and recovery files instead of the user's data folder (tests, scripts, a
+/// second profile).
+pub fn state_dir() -> Option<PathBuf> {
+    std::env::var_os("RETARGET_STUDIO_STATE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }
 
 /// When `run` was entered: the start of "launch to first frame".
@@ -73,12 +84,24 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     if launch.screenshot.is_some() {
         viewport = viewport.with_resizable(false);
     }
+    // A screenshot run starts from nothing saved: its own empty state folder, so neither
+    // the last session's window, panel widths nor preferences change the picture.
+    let scratch = match launch.screenshot {
+        Some(_) => Some(tempfile::tempdir()?),
+        None => None,
+    };
+    let persistence_path = scratch
+        .as_ref()
+        .map(|d| d.path().to_path_buf())
+        .or_else(state_dir)
+        .map(|d| d.join("app.ron"));
     let options = eframe::NativeOptions {
         viewport,
         depth_buffer: 24,
         multisampling: 4,
         // A screenshot run must be the size asked for, not the last session's.
         persist_window: launch.screenshot.is_none(),
+        persistence_path,
         ..Default::default()
     };
     let outcome = std::sync::Arc::new(std::sync::Mutex::new(None));

@@ -38,6 +38,8 @@ impl ScreenshotJob {
     /// the image, which shows it, is still written.
     pub fn drive(&mut self, ctx: &egui::Context, frame: u64, error: Option<&str>) {
         ctx.request_repaint();
+        // The pointer of a bare X server rests mid-screen: no tooltip in the picture.
+        ctx.global_style_mut(|s| s.interaction.tooltip_delay = f32::INFINITY);
         if self.asked_at.is_none() && frame >= SETTLE_FRAMES {
             self.asked_at = Some(frame);
             let (path, done, outcome) = (

@@ -76,6 +76,9 @@ pub struct ScreenshotArgs {
     /// rotation gizmo is drawn; with `--tab skeleton`, its chain is picked and highlighted).
     #[arg(long, value_name = "BONE")]
     pub select: Option<String>,
+    /// Hide the tool panel (Ctrl+T in the editor): the viewports get the whole width.
+    #[arg(long)]
+    pub hide_tools: bool,
 }
 
 impl Command {

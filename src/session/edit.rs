@@ -49,8 +49,12 @@ pub enum Edit {
     },
     /// Turn the target's limbs to the source's directions.
     AutoAlign,
-    /// Back to the side's base pose: no container edit, no bone offsets.
+    /// Back to the side's automatic set-up: facing +Z, in the canonical T-pose.
     ResetPose {
+        side: SideRole,
+    },
+    /// Every pose edit of the side gone, the facing fix too: the file's own pose.
+    ClearPose {
         side: SideRole,
     },
     SetExport(ExportSettings),
@@ -240,15 +244,24 @@ impl Session {
                 rotation,
             } => self.set_bone_offset(*side, *joint, *rotation),
             Edit::AutoAlign => {
+                // A character left facing backwards (a cleared pose) is turned first: limbs
+                // laid into the T-pose while it faces -Z would be 180° off.
+                for side in [&mut self.source, &mut self.target] {
+                    super::face_side_forward(side, false)?;
+                }
                 self.auto_align()?;
                 Ok("Auto-align".to_owned())
             }
             Edit::ResetPose { side } => {
+                self.automatic_pose(*side)?;
+                Ok(format!("Reset {} pose", side_name(*side)))
+            }
+            Edit::ClearPose { side } => {
                 let s = self.side_mut(*side);
                 s.file.container = ContainerEdit::default();
                 s.file.bone_offsets.clear();
                 s.rebuild_reference()?;
-                Ok(format!("Reset {} pose", side_name(*side)))
+                Ok(format!("Clear {} pose edits", side_name(*side)))
             }
             Edit::ReplaceMap { map, label } => {
                 self.map = map.clone();

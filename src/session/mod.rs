@@ -195,24 +195,7 @@ impl Session {
     /// Turns each side's container so it faces +Z with +Y up.
     pub fn face_forward(&mut self) -> Result<(), SessionError> {
         for side in [&mut self.source, &mut self.target] {
-            if !side.is_humanoid() {
-                continue;
-            }
-            let labels = side.bone_labels();
-            let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
-                continue;
-            };
-            let turn = facing_fix(&facing);
-            let edit = &mut side.file.container;
-            edit.rotation = (turn * edit.rotation).normalize();
-            if turn.angle_between(glam::Quat::IDENTITY) > 1e-3 {
-                let forward = crate::core::Axis::dominant(facing.forward).name();
-                side.asset.warnings.push(format!(
-                    "faces {forward} (detected from hips, head and legs): turned {:.0}° to face +Z",
-                    turn.angle_between(glam::Quat::IDENTITY).to_degrees()
-                ));
-            }
-            side.rebuild_reference()?;
+            face_side_forward(side, true)?;
         }
         Ok(())
     }
@@ -222,22 +205,24 @@ impl Session {
     /// two rest poses were (A-pose, T-pose, mocap along +X).
     pub fn auto_align(&mut self) -> Result<(), SessionError> {
         for side in [&mut self.source, &mut self.target] {
-            if !side.is_humanoid() {
-                continue;
-            }
-            let labels = side.bone_labels();
-            let mut reference = side.reference.clone();
-            let offsets = crate::core::characterize::canonical_offsets(
-                side.skeleton(),
-                &labels,
-                &mut reference,
-            );
-            for (joint, offset) in offsets {
-                side.add_bone_offset(joint, offset);
-            }
-            side.rebuild_reference()?;
+            characterize_side(side)?;
         }
         Ok(())
+    }
+
+    /// One side back to what [`Session::automatic`] made of it: no edits, then turned to
+    /// face +Z and laid into the canonical T-pose. (The facing fix is part of the set-up,
+    /// not an edit: without it a character that faces -Z plays backwards.)
+    pub fn automatic_pose(&mut self, role: SideRole) -> Result<(), SessionError> {
+        let side = match role {
+            SideRole::Source => &mut self.source,
+            SideRole::Target => &mut self.target,
+        };
+        side.file.container = crate::core::ContainerEdit::default();
+        side.file.bone_offsets.clear();
+        side.rebuild_reference()?;
+        face_side_forward(side, false)?;
+        characterize_side(side)
     }
 
     /// Per mapped target bone, the angle (degrees) between it and its source bone in the
@@ -514,4 +499,42 @@ impl Session {
         session.refresh_legs();
         Ok(session)
     }
+}
+
+/// Turns one side's container so it faces +Z with +Y up; `note` adds an import note when it
+/// turned (once, at load: not again on every Reset).
+fn face_side_forward(side: &mut Side, note: bool) -> Result<(), SessionError> {
+    if !side.is_humanoid() {
+        return Ok(());
+    }
+    let labels = side.bone_labels();
+    let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
+        return Ok(());
+    };
+    let turn = facing_fix(&facing);
+    let edit = &mut side.file.container;
+    edit.rotation = (turn * edit.rotation).normalize();
+    if note && turn.angle_between(glam::Quat::IDENTITY) > 1e-3 {
+        let forward = crate::core::Axis::dominant(facing.forward).name();
+        side.asset.warnings.push(format!(
+            "faces {forward} (detected from hips, head and legs): turned {:.0}° to face +Z",
+            turn.angle_between(glam::Quat::IDENTITY).to_degrees()
+        ));
+    }
+    side.rebuild_reference()
+}
+
+/// Lays one side into the canonical T-pose of the humanoid profile (see `auto_align`).
+fn characterize_side(side: &mut Side) -> Result<(), SessionError> {
+    if !side.is_humanoid() {
+        return Ok(());
+    }
+    let labels = side.bone_labels();
+    let mut reference = side.reference.clone();
+    let offsets =
+        crate::core::characterize::canonical_offsets(side.skeleton(), &labels, &mut reference);
+    for (joint, offset) in offsets {
+        side.add_bone_offset(joint, offset);
+    }
+    side.rebuild_reference()
 }

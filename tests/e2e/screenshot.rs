@@ -329,3 +329,41 @@ fn screenshot_from_the_side_shows_the_floor_under_the_feet() {
     let behind = count(&img, x0, x1, top + (feet - top) / 2, feet, floor_colored);
     assert!(behind > 2000, "floor behind the legs: {behind} pixels");
 }
+
+/// `--size` is the picture's size whatever a saved session says: a screenshot run reads no
+/// saved state (window, panel widths, preferences) and writes none.
+#[test]
+fn screenshot_size_is_honoured_over_a_saved_session() {
+    let xvfb = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let saved = "{\"window\":\"(inner_size_points: Some((1500.0, 950.0)))\"}";
+    std::fs::write(state.join("app.ron"), saved).unwrap();
+    let out = dir.path().join("shot.png");
+    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args([
+            "screenshot",
+            "--out",
+            out.to_str().unwrap(),
+            "--size",
+            "1000x700",
+        ])
+        .env("DISPLAY", &xvfb.display)
+        .env("RETARGET_STUDIO_STATE_DIR", &state)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "screenshot failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let img = image::open(&out).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (1000, 700));
+    assert_eq!(
+        std::fs::read_to_string(state.join("app.ron")).unwrap(),
+        saved,
+        "the saved session is left alone"
+    );
+}

@@ -1,7 +1,7 @@
 //! The bone-map editor: one row per target joint in hierarchy order, the source bone picked
 //! from a searchable list, per-bone modes, and a status that names what looks wrong.
 
-use super::PanelState;
+use super::{PanelState, bone_tree};
 use crate::app::command::Command;
 use crate::core::{RotationMode, TranslationMode};
 use crate::session::{Edit, Session, rotation_name, translation_name};
@@ -187,13 +187,25 @@ pub fn bone_map_ui(
     toolbar_ui(ui, commands);
     let tgt = session.target.skeleton();
     let src = session.source.skeleton();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         super::labelled(
             ui,
             "Filter",
             egui::TextEdit::singleline(&mut state.map_filter).desired_width(120.0),
         );
         ui.checkbox(&mut state.problems_only, "Problems only");
+        if state.sort == Sort::Hierarchy {
+            if ui
+                .button("Fold fingers")
+                .on_hover_text("Fold every chain below a hand")
+                .clicked()
+            {
+                state.folded = hands(session);
+            }
+            if !state.folded.is_empty() && ui.button("Unfold all").clicked() {
+                state.folded.clear();
+            }
+        }
         if state.sort != Sort::Hierarchy && ui.button("Hierarchy order").clicked() {
             state.sort = Sort::Hierarchy;
             state.sort_descending = false;
@@ -213,6 +225,11 @@ pub fn bone_map_ui(
                 && (!state.problems_only || !problems(session, t).is_empty())
         })
         .collect();
+    // Folding is the tree's: a search or another order shows every match.
+    let tree = state.sort == Sort::Hierarchy && filter.is_empty() && !state.problems_only;
+    if tree {
+        rows.retain(|&t| !bone_tree::folded_away(tgt.parents(), &state.folded, t));
+    }
     sort_rows(session, &mut rows, state.sort, state.sort_descending);
     ui.label(format!(
         "{} of {} target joints mapped; {} shown",
@@ -231,9 +248,26 @@ fn table_ui(
     state: &mut PanelState,
     commands: &mut Vec<Command>,
 ) {
+    // Columns dragged wider than the panel scroll sideways here; they never widen it.
+    egui::ScrollArea::horizontal()
+        .id_salt("bone_map_columns")
+        .show(ui, |ui| {
+            table_inner(ui, session, rows, selected, state, commands)
+        });
+}
+
+fn table_inner(
+    ui: &mut egui::Ui,
+    session: &Session,
+    rows: &[usize],
+    selected: Option<usize>,
+    state: &mut PanelState,
+    commands: &mut Vec<Command>,
+) {
     let tgt = session.target.skeleton();
     let depth = |j: usize| std::iter::successors(tgt.parents()[j], |&p| tgt.parents()[p]).count();
     let indent = state.sort == Sort::Hierarchy;
+    let parents_of = bone_tree::with_children(tgt.parents());
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     let mut table = TableBuilder::new(ui);
     if std::mem::take(&mut state.reveal_selected)
@@ -245,13 +279,13 @@ fn table_ui(
         .striped(true)
         .sense(egui::Sense::click())
         .column(
-            Column::initial(130.0)
+            Column::initial(190.0)
                 .at_least(60.0)
                 .resizable(true)
                 .clip(true),
         )
-        .column(Column::initial(110.0).at_least(60.0).resizable(true))
-        .column(Column::initial(90.0).resizable(true).clip(true))
+        .column(Column::initial(120.0).at_least(60.0).resizable(true))
+        .column(Column::initial(110.0).resizable(true).clip(true))
         .column(Column::initial(70.0))
         .column(Column::initial(80.0))
         .column(Column::initial(80.0))
@@ -271,11 +305,21 @@ fn table_ui(
                 row.col(|ui| {
                     ui.horizontal(|ui| {
                         if indent {
-                            ui.add_space(8.0 * depth(t).min(10) as f32);
+                            ui.add_space(6.0 * depth(t).min(12) as f32);
+                            if parents_of[t] {
+                                let open = !state.folded.contains(&t);
+                                if bone_tree::fold_toggle(ui, open, name_text).clicked() {
+                                    if open {
+                                        state.folded.insert(t);
+                                    } else {
+                                        state.folded.remove(&t);
+                                    }
+                                }
+                            } else {
+                                ui.add_space(12.0 + ui.spacing().item_spacing.x);
+                            }
                         }
-                        let name =
-                            ui.add(egui::Label::new(&tgt.names()[t]).sense(egui::Sense::click()));
-                        clicked |= name.clicked();
+                        clicked |= bone_tree::name_label(ui, name_text).clicked();
                     });
                 });
                 row.col(|ui| {
@@ -325,13 +369,21 @@ fn source_combo(
 ) {
     let src = session.source.skeleton();
     let current = session.map.for_target(t).map(|p| p.source);
-    let text = current.map_or("—".to_owned(), |s| src.names()[s].clone());
+    let width = (ui.available_width() - 8.0).max(60.0);
+    let full = current.map_or("—".to_owned(), |s| src.names()[s].clone());
+    let text = bone_tree::elide_middle(ui, &full, width - 20.0).unwrap_or_else(|| full.clone());
     let combo = egui::ComboBox::from_id_salt(("source_of", t))
         .selected_text(text)
-        .width(105.0)
+        .width(width)
+        .height(420.0)
         .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
         .show_ui(ui, |ui| {
-            super::labelled(ui, "Search", egui::TextEdit::singleline(search));
+            ui.set_min_width(220.0);
+            let field = super::labelled(ui, "Search", egui::TextEdit::singleline(search));
+            // The search has the keyboard as the list opens: typing filters at once.
+            if ui.memory(|m| m.focused().is_none()) {
+                field.request_focus();
+            }
             let needle = search.to_lowercase();
             if ui.selectable_label(current.is_none(), "(none)").clicked() {
                 if current.is_some() {
@@ -357,7 +409,26 @@ fn source_combo(
                 }
             }
         });
-    name_widget(&combo.response, format!("{row_label} source"));
+    let combo_response = if full.chars().count() > 12 {
+        combo.response.on_hover_text(&full)
+    } else {
+        combo.response
+    };
+    name_widget(&combo_response, format!("{row_label} source"));
+}
+
+/// The joints below either hand, and the hands: what "Fold fingers" folds.
+fn hands(session: &Session) -> std::collections::BTreeSet<usize> {
+    use crate::core::HumanBone;
+    let labels = &session.target.labels;
+    labels
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.is_some_and(|l| matches!(l.bone, HumanBone::LeftHand | HumanBone::RightHand))
+        })
+        .map(|(j, _)| j)
+        .collect()
 }
 
 /// A small picker of one of `options`, named by the row's bone for screen readers.

@@ -29,7 +29,7 @@ pub fn chain_editor_ui(
         SideRole::Source => "Source",
         SideRole::Target => "Target",
     };
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.strong(format!("{side_word} chain: {}", chains.names()[i]));
         ui.label(format!(
             "({}, highlighted in the viewport)",

@@ -23,7 +23,13 @@ pub struct ExportForm {
     pub format: ExportFormat,
     pub all_clips: bool,
     pub fps: FpsChoice,
+    /// Per project, never saved between runs: a path from one project must not carry
+    /// silently into the next one, where it would overwrite that project's export.
+    #[serde(skip)]
     pub path: String,
+    /// The project default `path` was made from; a new one resets it.
+    #[serde(skip)]
+    pub path_for: Option<PathBuf>,
     pub reduce: bool,
     pub tolerance: KeyReduction,
     /// `None`: as the bone map says.
@@ -51,6 +57,7 @@ pub fn export_ui(
     ui: &mut egui::Ui,
     session: &Session,
     clip: Option<&str>,
+    default_path: Option<&std::path::Path>,
     form: &mut ExportForm,
     commands: &mut Vec<Command>,
 ) {
@@ -61,7 +68,7 @@ pub fn export_ui(
     keys_and_root_ui(ui, form);
     mirror_ui(ui, session, commands);
     ui.separator();
-    output_ui(ui, session, form);
+    output_ui(ui, default_path, form);
     if ui.button("Export clips").clicked() {
         let names = if form.all_clips {
             clips.iter().map(|c| Some(c.name.clone())).collect()
@@ -101,7 +108,7 @@ fn format_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
 }
 
 fn clips_and_rate_ui(ui: &mut egui::Ui, form: &mut ExportForm, clip: Option<&str>, clips: usize) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Clips");
         ui.radio_value(
             &mut form.all_clips,
@@ -110,7 +117,7 @@ fn clips_and_rate_ui(ui: &mut egui::Ui, form: &mut ExportForm, clip: Option<&str
         );
         ui.radio_value(&mut form.all_clips, true, format!("all {clips}"));
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Frame rate");
         ui.radio_value(&mut form.fps, FpsChoice::Source, "source");
         for f in [24, 30, 60] {
@@ -133,7 +140,7 @@ fn clips_and_rate_ui(ui: &mut egui::Ui, form: &mut ExportForm, clip: Option<&str
 }
 
 fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.checkbox(&mut form.reduce, "Reduce keys within");
         let degrees = egui::DragValue::new(&mut form.tolerance.degrees)
             .speed(0.01)
@@ -146,7 +153,7 @@ fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
             .suffix(" mm");
         super::labelled(ui, "distance", mm);
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Root motion");
         ui.radio_value(&mut form.root_motion, None, "as mapped");
         for mode in [
@@ -174,20 +181,25 @@ fn mirror_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) 
     }
 }
 
-/// The output path, defaulting to `<target>_retargeted.<ext>` in the temp folder.
-fn output_ui(ui: &mut egui::Ui, session: &Session, form: &mut ExportForm) {
-    if form.path.is_empty() {
-        let stem = session
-            .target
-            .path
-            .file_stem()
-            .map_or("export".into(), |s| s.to_string_lossy().into_owned());
-        form.path = std::env::temp_dir()
-            .join(format!("{stem}_retargeted.{}", form.extension()))
-            .display()
-            .to_string();
+/// The output path: the project's own (`<source>_on_<target>.<ext>` beside it) until the
+/// user types another, and the project's own again when another project opens.
+fn output_ui(ui: &mut egui::Ui, default_path: Option<&std::path::Path>, form: &mut ExportForm) {
+    if let Some(default) = default_path
+        && form.path_for.is_none()
+        && !form.path.is_empty()
+    {
+        // A path set before the first draw (a test, a script) is this project's.
+        form.path_for = Some(default.to_path_buf());
     }
-    ui.horizontal(|ui| {
+    if let Some(default) = default_path
+        && (form.path_for.as_deref() != Some(default) || form.path.is_empty())
+    {
+        let mut path = default.to_path_buf();
+        path.set_extension(form.extension());
+        form.path = path.display().to_string();
+        form.path_for = Some(default.to_path_buf());
+    }
+    ui.horizontal_wrapped(|ui| {
         super::labelled(
             ui,
             "Output",
@@ -212,7 +224,7 @@ pub fn progress_ui(
     let Some((done, total)) = progress else {
         return;
     };
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let fraction = done as f32 / total.max(1) as f32;
         ui.add(
             egui::ProgressBar::new(fraction)

@@ -2,6 +2,7 @@
 //! nothing here changes the session directly.
 
 pub mod bone_map;
+pub mod bone_tree;
 mod chain_editor;
 mod export;
 mod pose;
@@ -43,6 +44,9 @@ pub struct PanelState {
     /// Scroll the bone map to the selected row on its next draw.
     #[serde(skip)]
     pub reveal_selected: bool,
+    /// Target joints whose subtrees are folded in the bone map.
+    #[serde(skip)]
+    pub folded: std::collections::BTreeSet<usize>,
     pub pose_side_is_source: bool,
     /// The chain picked in the Skeleton tab (highlighted in the viewports).
     #[serde(skip)]
@@ -58,6 +62,8 @@ pub struct Tools<'a> {
     pub clip: Option<&'a str>,
     /// Clips done and in all, while an export runs.
     pub export_progress: Option<(usize, usize)>,
+    /// This project's own export path (`<source>_on_<target>.glb` beside it).
+    pub export_path: Option<std::path::PathBuf>,
     pub quality: quality::QualityView<'a>,
 }
 
@@ -68,7 +74,8 @@ pub fn tools_ui(
     state: &mut PanelState,
     commands: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    // Wrapped: in a narrow panel a row wider than it would widen every row below.
+    ui.horizontal_wrapped(|ui| {
         ui.selectable_value(tab, Tab::BoneMap, "Bone map");
         ui.selectable_value(tab, Tab::Skeleton, "Skeleton");
         ui.selectable_value(tab, Tab::Pose, "Pose");
@@ -88,7 +95,15 @@ pub fn tools_ui(
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
         Tab::Solve => solve::solve_ui(ui, session, tools.doc.revision, commands),
         Tab::Export => {
-            export::export_ui(ui, session, tools.clip, &mut state.export, commands);
+            let default = tools.export_path.as_deref();
+            export::export_ui(
+                ui,
+                session,
+                tools.clip,
+                default,
+                &mut state.export,
+                commands,
+            );
             export::progress_ui(ui, tools.export_progress, commands);
         }
         Tab::History => history_ui(ui, tools.undo, commands),
@@ -107,7 +122,7 @@ pub(crate) fn labelled(
 }
 
 fn history_ui(ui: &mut egui::Ui, undo: &UndoStack, commands: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .add_enabled(undo.undo_label().is_some(), egui::Button::new("Undo"))
             .clicked()
@@ -121,8 +136,34 @@ fn history_ui(ui: &mut egui::Ui, undo: &UndoStack, commands: &mut Vec<Command>) 
             commands.push(Command::Redo);
         }
     });
-    ui.label("Edits, oldest first:");
-    for (i, label) in undo.history().enumerate() {
-        ui.label(format!("{:3}. {label}", i + 1));
-    }
+    ui.label("Edits, oldest first; click one to go back to just after it:");
+    egui::ScrollArea::vertical()
+        .id_salt("history")
+        .show(ui, |ui| {
+            let now = undo.depth();
+            if ui.selectable_label(now == 0, "  0. (as opened)").clicked() && now != 0 {
+                commands.push(Command::UndoTo(0));
+            }
+            let done = undo.history().map(|l| (l, false));
+            let undone = undo.redo_history().map(|l| (l, true));
+            for (i, (label, redo)) in done.chain(undone).enumerate() {
+                let depth = i + 1;
+                let text = format!("{depth:3}. {label}");
+                let text = if redo {
+                    egui::RichText::new(text).weak()
+                } else {
+                    egui::RichText::new(text)
+                };
+                let entry = ui
+                    .selectable_label(depth == now, text)
+                    .on_hover_text(if redo {
+                        "Undone: click to redo up to here"
+                    } else {
+                        "Click to go back to just after this edit"
+                    });
+                if entry.clicked() && depth != now {
+                    commands.push(Command::UndoTo(depth));
+                }
+            }
+        });
 }

@@ -15,7 +15,7 @@ pub fn pose_ui(
     state: &mut PanelState,
     commands: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Edit:");
         ui.radio_value(&mut state.pose_side_is_source, true, "Source");
         ui.radio_value(&mut state.pose_side_is_source, false, "Target");
@@ -42,7 +42,7 @@ pub fn pose_ui(
     };
     bone_offset_ui(ui, side, role, joint, commands);
     ui.separator();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .button("Auto-align")
             .on_hover_text("Turn the target's limbs to the source's directions")
@@ -59,10 +59,21 @@ pub fn pose_ui(
         }
         if ui
             .button("Reset")
-            .on_hover_text("No container edit, no bone offsets on this side")
+            .on_hover_text(
+                "Back to the automatic set-up of this side: turned to face +Z, limbs in the T-pose",
+            )
             .clicked()
         {
             commands.push(Command::Edit(Edit::ResetPose { side: role }));
+        }
+        if ui
+            .button("Clear all edits")
+            .on_hover_text(
+                "The file's own pose on this side: no container edit, no bone offsets, no facing fix",
+            )
+            .clicked()
+        {
+            commands.push(Command::Edit(Edit::ClearPose { side: role }));
         }
     });
     ui.separator();
@@ -76,7 +87,7 @@ fn reference_source_ui(
     commands: &mut Vec<Command>,
 ) {
     let current = side.file.reference.clone();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Reference pose:");
         let mut pick = |ui: &mut egui::Ui, source: PoseSource, label: &str| {
             if ui.selectable_label(current == source, label).clicked() && current != source {
@@ -119,32 +130,77 @@ fn reference_source_ui(
     });
 }
 
-fn euler_degrees(q: Quat) -> [f32; 3] {
-    let (x, y, z) = q.to_euler(EulerRot::XYZ);
-    [x.to_degrees(), y.to_degrees(), z.to_degrees()]
+/// The fields' order: Y (the turn about up, what a character's facing needs) first and over
+/// the full circle, so a half turn reads Y 180 rather than X −180, Z −180.
+const ORDER: EulerRot = EulerRot::YXZ;
+
+/// X, Y, Z degrees of `q` in a stable decomposition: rounded to 0.01°, with no −0 and no −180.
+pub fn euler_degrees(q: Quat) -> [f32; 3] {
+    let (y, x, z) = q.to_euler(ORDER);
+    [x, y, z].map(|a| clean_degrees(a.to_degrees()))
 }
 
-fn from_degrees(d: [f32; 3]) -> Quat {
+pub fn from_degrees(d: [f32; 3]) -> Quat {
     Quat::from_euler(
-        EulerRot::XYZ,
-        d[0].to_radians(),
+        ORDER,
         d[1].to_radians(),
+        d[0].to_radians(),
         d[2].to_radians(),
     )
 }
 
-/// Three angle fields; returns the new rotation when one changed.
-fn angles_ui(ui: &mut egui::Ui, rotation: Quat) -> Option<Quat> {
-    let mut deg = euler_degrees(rotation);
-    let mut changed = false;
-    for (axis, value) in ["X", "Y", "Z"].iter().zip(deg.iter_mut()) {
-        let field = egui::DragValue::new(value)
-            .speed(0.5)
-            .range(-180.0..=180.0)
-            .suffix("°");
-        changed |= super::labelled(ui, axis, field).changed();
+/// Rounded to 0.01°, in (−180, 180], never −0.
+pub fn clean_degrees(a: f32) -> f32 {
+    let mut a = (a / 0.01).round() * 0.01;
+    if a <= -180.0 {
+        a += 360.0;
     }
-    changed.then(|| from_degrees(deg))
+    if a > 180.0 {
+        a -= 360.0;
+    }
+    if a == 0.0 { 0.0 } else { a }
+}
+
+/// Three angle fields, with quarter-turn buttons when `quarters`; returns the new rotation
+/// when one changed. The degrees the user last typed are kept (per `key`) and shown while
+/// they still give the rotation, so +90° twice reads 180, not a decomposition of it.
+fn angles_ui(
+    ui: &mut egui::Ui,
+    key: (&str, usize),
+    rotation: Quat,
+    quarters: bool,
+) -> Option<Quat> {
+    let id = ui.make_persistent_id(("typed_angles", key.0, key.1));
+    let typed = ui
+        .data(|d| d.get_temp::<[f32; 3]>(id))
+        .filter(|d| from_degrees(*d).angle_between(rotation) < 1e-3);
+    let mut deg = typed.unwrap_or_else(|| euler_degrees(rotation));
+    let mut changed = false;
+    ui.horizontal_wrapped(|ui| {
+        for (axis, value) in ["X", "Y", "Z"].iter().zip(deg.iter_mut()) {
+            let field = egui::DragValue::new(value)
+                .speed(0.5)
+                .range(-180.0..=180.0)
+                .suffix("°");
+            changed |= super::labelled(ui, axis, field).changed();
+        }
+    });
+    if quarters {
+        ui.horizontal_wrapped(|ui| {
+            for (i, label) in ["+90° X", "+90° Y", "+90° Z"].into_iter().enumerate() {
+                if ui.button(label).clicked() {
+                    deg[i] = clean_degrees(deg[i] + 90.0);
+                    changed = true;
+                }
+            }
+        });
+    }
+    if !changed {
+        return None;
+    }
+    let deg = deg.map(clean_degrees);
+    ui.data_mut(|d| d.insert_temp(id, deg));
+    Some(from_degrees(deg))
 }
 
 fn container_ui(
@@ -156,28 +212,13 @@ fn container_ui(
     let mut edit = container;
     let mut changed = false;
     ui.label("Container (the whole character):");
-    ui.horizontal(|ui| {
-        ui.label("Rotation");
-        if let Some(q) = angles_ui(ui, edit.rotation) {
-            edit.rotation = q;
-            changed = true;
-        }
-    });
-    ui.horizontal(|ui| {
-        for (label, axis) in [
-            ("+90° X", glam::Vec3::X),
-            ("+90° Y", glam::Vec3::Y),
-            ("+90° Z", glam::Vec3::Z),
-        ] {
-            if ui.button(label).clicked() {
-                edit.rotation = (Quat::from_axis_angle(axis, std::f32::consts::FRAC_PI_2)
-                    * edit.rotation)
-                    .normalize();
-                changed = true;
-            }
-        }
-    });
-    ui.horizontal(|ui| {
+    ui.label("Rotation");
+    let key = (side_key(role), usize::MAX);
+    if let Some(q) = angles_ui(ui, key, edit.rotation, true) {
+        edit.rotation = q;
+        changed = true;
+    }
+    ui.horizontal_wrapped(|ui| {
         let scale = egui::DragValue::new(&mut edit.scale)
             .speed(0.01)
             .range(0.001..=1000.0);
@@ -209,9 +250,9 @@ fn bone_offset_ui(
     };
     let name = &side.skeleton().names()[joint];
     let offset = side.bone_offset(joint);
-    ui.horizontal(|ui| {
-        ui.label(format!("Rotate {name}:"));
-        if let Some(q) = angles_ui(ui, offset) {
+    ui.label(format!("Rotate {name}:"));
+    ui.horizontal_wrapped(|ui| {
+        if let Some(q) = angles_ui(ui, (side_key(role), joint), offset, false) {
             commands.push(Command::Edit(Edit::SetBoneOffset {
                 side: role,
                 joint,
@@ -228,6 +269,13 @@ fn bone_offset_ui(
     });
     if role == SideRole::Target {
         ui.weak("Or drag a ring around it in the target viewport (X red, Y green, Z blue).");
+    }
+}
+
+fn side_key(role: SideRole) -> &'static str {
+    match role {
+        SideRole::Source => "source",
+        SideRole::Target => "target",
     }
 }
 
@@ -251,4 +299,29 @@ fn agreement_ui(ui: &mut egui::Ui, session: &Session) {
                 }
             });
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_half_turn_reads_as_one_and_nothing_reads_minus_zero() {
+        let half = Quat::from_rotation_y(std::f32::consts::PI);
+        assert_eq!(euler_degrees(half), [0.0, 180.0, 0.0]);
+        let quarter = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        assert_eq!(euler_degrees(quarter), [0.0, 90.0, 0.0]);
+        let tiny = Quat::from_rotation_x(-1e-7) * Quat::from_rotation_z(-1e-7);
+        for a in euler_degrees(tiny) {
+            assert!(a == 0.0 && a.is_sign_positive(), "{a}");
+        }
+        assert_eq!(clean_degrees(-180.0), 180.0);
+        assert_eq!(clean_degrees(270.0), -90.0);
+        for d in [[10.0, 170.0, -30.0], [0.0, -90.0, 45.0], [80.0, 0.0, 0.0]] {
+            let back = euler_degrees(from_degrees(d));
+            for (a, b) in back.iter().zip(d) {
+                assert!((a - b).abs() < 0.02, "{d:?} -> {back:?}");
+            }
+        }
+    }
 }

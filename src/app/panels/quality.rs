@@ -22,7 +22,7 @@ pub struct QualityView<'a> {
 }
 
 pub fn quality_ui(ui: &mut egui::Ui, view: &QualityView, clip: Option<&str>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(format!("Clip: {}", clip.unwrap_or("(none)")));
         if view.busy || (view.result.is_some() && !view.current) {
             ui.spinner();
@@ -54,7 +54,7 @@ fn report_ui(ui: &mut egui::Ui, r: &Report) {
     } else {
         ("FAIL", FAIL_COLOR)
     };
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.heading(egui::RichText::new(word).color(color).strong());
         ui.label(format!(
             "{failed} of {} measures break their limits",

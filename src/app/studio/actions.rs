@@ -1,6 +1,7 @@
 //! Commands carried out: edits with undo, opening and saving, loading sides, exports and
 //! map files. Everything the menus, shortcuts and panels ask for goes through `run`.
 
+use super::files::PathPurpose;
 use super::{Pending, StudioApp};
 use crate::app::command::Command;
 use crate::app::document::Document;
@@ -27,7 +28,10 @@ impl StudioApp {
             Command::New => self.set_document(Document::default()),
             Command::OpenProject(path) => self.open_project(&path),
             Command::OpenProjectDialog => {
-                if let Some(p) = pick(&["ron"], "Retarget Studio project") {
+                let chosen = self.dialog(PathPurpose::OpenProject, || {
+                    pick(&["ron"], "Retarget Studio project")
+                });
+                if let Some(p) = chosen {
                     self.open_project(&p);
                 }
             }
@@ -37,32 +41,52 @@ impl StudioApp {
             },
             Command::SaveAs(p) => self.save(&p),
             Command::SaveAsDialog => {
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("project", &["ron"])
-                    .set_file_name("project.ron")
-                    .save_file()
-                {
+                let chosen = self.dialog(PathPurpose::SaveProject, || {
+                    rfd::FileDialog::new()
+                        .add_filter("project", &["ron"])
+                        .set_file_name("project.ron")
+                        .save_file()
+                });
+                if let Some(p) = chosen {
                     self.save(&p);
                 }
             }
             Command::LoadSource(p) => self.load_side(Some(p), None),
             Command::LoadTarget(p) => self.load_side(None, Some(p)),
             Command::LoadSourceDialog => {
-                if let Some(p) = pick(&["glb", "gltf", "vrm", "vrma", "bvh", "fbx"], "animation") {
+                let chosen = self.dialog(PathPurpose::LoadSource, || {
+                    pick(&["glb", "gltf", "vrm", "vrma", "bvh", "fbx"], "animation")
+                });
+                if let Some(p) = chosen {
                     self.load_side(Some(p), None);
                 }
             }
             Command::LoadTargetDialog => {
-                if let Some(p) = pick(&["glb", "gltf", "vrm", "fbx"], "character") {
+                let chosen = self.dialog(PathPurpose::LoadTarget, || {
+                    pick(&["glb", "gltf", "vrm", "fbx"], "character")
+                });
+                if let Some(p) = chosen {
                     self.load_side(None, Some(p));
                 }
             }
             Command::ExportDialog => {
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("GLB or BVH", &["glb", "bvh"])
-                    .set_file_name("retargeted.glb")
-                    .save_file()
-                {
+                let default = self.export_path("glb");
+                let chosen = self.dialog(PathPurpose::Export, || {
+                    let mut dialog =
+                        rfd::FileDialog::new().add_filter("GLB or BVH", &["glb", "bvh"]);
+                    if let Some(d) = &default {
+                        if let Some(folder) = d.parent() {
+                            dialog = dialog.set_directory(folder);
+                        }
+                        if let Some(name) = d.file_name() {
+                            dialog = dialog.set_file_name(name.to_string_lossy());
+                        }
+                    }
+                    dialog.save_file()
+                });
+                if let Some(p) = chosen {
+                    // The dialog asked about replacing a file already.
+                    self.confirmed_overwrite = Some(p.clone());
                     self.apply(Command::Export(p));
                 }
             }
@@ -75,6 +99,7 @@ impl StudioApp {
             Command::Edit(edit) => self.edit(edit),
             Command::Undo => self.undo_redo(true),
             Command::Redo => self.undo_redo(false),
+            Command::UndoTo(depth) => self.undo_to(depth),
             Command::ExportWith(request) => self.export_with(request),
             Command::CancelExport => {
                 if let Some(task) = &self.export_task {
@@ -104,6 +129,9 @@ impl StudioApp {
             Ok(label) => {
                 self.undo.record(label, before);
                 self.doc.touch();
+                self.doc.dirty = !self.undo.at_saved();
+                // The last message was about something before this edit.
+                self.status = None;
             }
             Err(e) => {
                 if session.edit_state() != before {
@@ -130,8 +158,30 @@ impl StudioApp {
             Ok(()) => {
                 self.status = Some(format!("{} {label}", if undo { "Undid" } else { "Redid" }));
                 self.doc.touch();
+                // Back at the saved state, the document is its file again: no `*`.
+                self.doc.dirty = !self.undo.at_saved();
             }
             Err(e) => self.fail("Could not restore", &e.into()),
+        }
+    }
+
+    /// Undoes or redoes until `depth` steps can be undone: a History entry clicked.
+    pub(super) fn undo_to(&mut self, depth: usize) {
+        let start = self.undo.depth();
+        let mut guard = 0;
+        while self.undo.depth() != depth && guard < 10_000 {
+            let before = self.undo.depth();
+            self.undo_redo(self.undo.depth() > depth);
+            if self.undo.depth() == before {
+                break;
+            }
+            guard += 1;
+        }
+        if self.undo.depth() != start {
+            self.status = Some(format!(
+                "History: back to step {depth} of {}",
+                self.undo.depth() + self.undo.redo_history().count()
+            ));
         }
     }
 
@@ -141,6 +191,7 @@ impl StudioApp {
         match catch(Job::Save, inject, || doc.save(path)) {
             Ok(bytes) => {
                 self.status = Some(format!("Saved {} ({bytes} bytes)", path.display()));
+                self.undo.mark_saved();
                 self.remember(path);
             }
             Err(e) => self.fail("Could not save", &e),
@@ -191,6 +242,13 @@ impl StudioApp {
 
     /// Starts writing the job's files in the background; `poll_export` reports them.
     pub(super) fn export_with(&mut self, job: crate::session::ExportJob) {
+        let confirmed = self.confirmed_overwrite.take() == Some(job.out.clone());
+        if self.export_task.is_none()
+            && !confirmed
+            && !self.unless_exists(&job.out.clone(), Command::ExportWith(job.clone()))
+        {
+            return;
+        }
         let Some(session) = &self.doc.session else {
             return;
         };
@@ -198,6 +256,7 @@ impl StudioApp {
             self.error = Some("An export is already running.".into());
             return;
         }
+
         self.status = Some(format!("Exporting {}…", job.out.display()));
         let inject = self.inject_panic.take_if(|j| *j == Job::Export).is_some();
         self.export_task = Some(crate::app::export_task::ExportTask::start(
@@ -270,6 +329,7 @@ impl StudioApp {
                     project_path: self.doc.project_path.clone(),
                     dirty: true,
                     revision: self.doc.revision + 1,
+                    opened_as: None,
                 };
                 self.set_document(doc);
             }

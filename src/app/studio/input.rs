@@ -1,6 +1,7 @@
 //! What reaches the app from outside its panels: the menu bar, keyboard shortcuts, dropped
 //! files, the close button, and the prompts and messages that answer them.
 
+use super::shortcuts::Action;
 use super::{Pending, StudioApp};
 use crate::app::command::Command;
 use crate::app::viewport::ViewDirection;
@@ -27,21 +28,11 @@ impl StudioApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                let items: [(&str, &str, Command); 5] = [
-                    ("New", "Ctrl+N", Command::New),
-                    ("Open project…", "Ctrl+O", Command::OpenProjectDialog),
-                    ("Save", "Ctrl+S", Command::Save),
-                    ("Save as…", "Ctrl+Shift+S", Command::SaveAsDialog),
-                    ("Export…", "Ctrl+E", Command::ExportDialog),
-                ];
-                for (label, shortcut, command) in items {
-                    if ui
-                        .add(egui::Button::new(label).shortcut_text(shortcut))
-                        .clicked()
-                    {
-                        self.commands.push(command);
-                    }
-                }
+                self.menu_item(ui, "New", Action::Run(Command::New));
+                self.menu_item(ui, "Open project…", Action::Run(Command::OpenProjectDialog));
+                self.menu_item(ui, "Save", Action::Run(Command::Save));
+                self.menu_item(ui, "Save as…", Action::Run(Command::SaveAsDialog));
+                self.menu_item(ui, "Export…", Action::Run(Command::ExportDialog));
                 ui.menu_button("Open recent", |ui| {
                     if self.prefs.recent.is_empty() {
                         ui.label("(none)");
@@ -53,34 +44,34 @@ impl StudioApp {
                     }
                 });
                 ui.separator();
-                if ui.button("Load source…").clicked() {
-                    self.commands.push(Command::LoadSourceDialog);
-                }
-                if ui.button("Load target…").clicked() {
-                    self.commands.push(Command::LoadTargetDialog);
-                }
+                self.menu_item(ui, "Load source…", Action::Run(Command::LoadSourceDialog));
+                self.menu_item(ui, "Load target…", Action::Run(Command::LoadTargetDialog));
                 ui.separator();
-                if ui.button("Quit").clicked() {
-                    self.commands.push(Command::Quit);
-                }
+                self.menu_item(ui, "Quit", Action::Run(Command::Quit));
             });
             ui.menu_button("Edit", |ui| {
                 let undo = self.undo.undo_label().map(|l| format!("Undo {l}"));
                 let redo = self.undo.redo_label().map(|l| format!("Redo {l}"));
-                let undo_button =
-                    egui::Button::new(undo.as_deref().unwrap_or("Undo")).shortcut_text("Ctrl+Z");
+                let ctx = ui.ctx().clone();
+                let keys = |a| super::shortcuts::keys_of(&ctx, &a);
+                let undo_button = egui::Button::new(undo.as_deref().unwrap_or("Undo"))
+                    .shortcut_text(keys(Action::Run(Command::Undo)));
                 if ui.add_enabled(undo.is_some(), undo_button).clicked() {
                     self.commands.push(Command::Undo);
                 }
                 let redo_button = egui::Button::new(redo.as_deref().unwrap_or("Redo"))
-                    .shortcut_text("Ctrl+Shift+Z");
+                    .shortcut_text(keys(Action::Run(Command::Redo)));
                 if ui.add_enabled(redo.is_some(), redo_button).clicked() {
                     self.commands.push(Command::Redo);
                 }
             });
             ui.menu_button("View", |ui| {
-                ui.checkbox(&mut self.prefs.show_mesh, "Meshes");
-                ui.checkbox(&mut self.prefs.show_skeleton, "Skeletons");
+                for (i, side) in ["Source", "Target"].iter().enumerate() {
+                    let show = &mut self.prefs.show[i];
+                    ui.checkbox(&mut show.mesh, format!("{side} mesh"));
+                    ui.checkbox(&mut show.skeleton, format!("{side} skeleton"));
+                    ui.checkbox(&mut show.helpers, format!("{side} helper bones"));
+                }
                 ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
                 ui.checkbox(&mut self.prefs.link_cameras, "Link the two cameras");
                 ui.checkbox(&mut self.prefs.follow, "Follow the characters");
@@ -96,11 +87,18 @@ impl StudioApp {
                         self.look_along(direction);
                     }
                 }
-                if ui.button("Frame both (F)").clicked() {
-                    for v in &mut self.views {
-                        v.needs_framing = true;
-                    }
-                }
+                self.menu_item(ui, "Frame both", Action::FrameBoth);
+                ui.separator();
+                let tools = if self.prefs.tools_open {
+                    "Hide tool panel"
+                } else {
+                    "Show tool panel"
+                };
+                self.menu_item(ui, tools, Action::ToggleTools);
+                self.menu_item(ui, "Reset layout", Action::ResetLayout);
+            });
+            ui.menu_button("Help", |ui| {
+                self.menu_item(ui, "Keyboard shortcuts", Action::ShowShortcuts);
             });
             if let Some(status) = &self.status {
                 ui.separator();
@@ -111,49 +109,6 @@ impl StudioApp {
                 ui.label(verdict);
             }
         });
-    }
-
-    pub(super) fn handle_shortcuts(&mut self, ctx: &egui::Context) {
-        use egui::{Key, KeyboardShortcut, Modifiers};
-        let shortcuts = [
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S),
-                Command::SaveAsDialog,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::S),
-                Command::Save,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::O),
-                Command::OpenProjectDialog,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::N),
-                Command::New,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::E),
-                Command::ExportDialog,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
-                Command::Redo,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::Y),
-                Command::Redo,
-            ),
-            (
-                KeyboardShortcut::new(Modifiers::COMMAND, Key::Z),
-                Command::Undo,
-            ),
-        ];
-        for (shortcut, command) in shortcuts {
-            if ctx.input_mut(|i| i.consume_shortcut(&shortcut)) {
-                self.commands.push(command);
-            }
-        }
     }
 
     /// The view keys (see [`VIEW_KEYS`]), unless a text field has the keyboard: both

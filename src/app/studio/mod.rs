@@ -21,9 +21,12 @@ use std::time::Instant;
 
 mod actions;
 mod contacts;
+pub mod files;
 mod input;
+pub mod layout;
 mod prompts;
 mod quality;
+mod shortcuts;
 mod viewports;
 
 use viewports::{meshes_of, overlay_of};
@@ -36,27 +39,53 @@ const MAX_RECENT: usize = 10;
 #[serde(default)]
 pub struct Prefs {
     pub recent: Vec<PathBuf>,
-    pub show_mesh: bool,
-    pub show_skeleton: bool,
+    /// What each viewport (source, target) draws.
+    pub show: [Show; 2],
     pub link_cameras: bool,
     pub overlay: bool,
     /// The cameras move with the characters' hips (sideways only), so a walk stays in frame.
     pub follow: bool,
     pub tab: Tab,
     pub panel: panels::PanelState,
+    /// The tool panel is shown (Ctrl+T hides it, giving the viewports the whole width).
+    pub tools_open: bool,
+    /// Bumped by View ▸ Reset layout: the panel gets a new id, so egui forgets its width.
+    pub layout_generation: u32,
+}
+
+/// One viewport's show toggles.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Show {
+    pub mesh: bool,
+    /// A side without a mesh draws its skeleton whatever this says: it has nothing else.
+    pub skeleton: bool,
+    /// Bones that deform no vertex (IK targets, helpers) on a side that has a mesh.
+    pub helpers: bool,
+}
+
+impl Default for Show {
+    fn default() -> Self {
+        Self {
+            mesh: true,
+            skeleton: true,
+            helpers: false,
+        }
+    }
 }
 
 impl Default for Prefs {
     fn default() -> Self {
         Self {
             recent: Vec::new(),
-            show_mesh: true,
-            show_skeleton: true,
+            show: [Show::default(); 2],
             link_cameras: false,
             overlay: false,
             follow: true,
             tab: Tab::BoneMap,
             panel: panels::PanelState::default(),
+            tools_open: true,
+            layout_generation: 0,
         }
     }
 }
@@ -111,6 +140,19 @@ pub struct StudioApp {
     pub locate: Option<Locate>,
     /// The live retarget that failed for this (revision, clip): not tried again every frame.
     live_failed: Option<(u64, String)>,
+    /// The tool panel's width as last drawn.
+    tools_width: f32,
+    /// Never open a file dialog: go straight to the typed path (tests;
+    /// `RETARGET_STUDIO_NO_DIALOGS`).
+    pub no_dialogs: bool,
+    /// The typed path shown when no file dialog could open.
+    pub path_prompt: Option<files::PathPrompt>,
+    /// A write waiting for "Replace".
+    pub overwrite: Option<files::Overwrite>,
+    /// Help ▸ Shortcuts is open.
+    pub shortcuts_open: bool,
+    /// The path the user agreed to write over, for the write that asked.
+    confirmed_overwrite: Option<PathBuf>,
     /// Test hook: the next job of this kind panics (see `guard`).
     #[doc(hidden)]
     pub inject_panic: Option<Job>,
@@ -137,6 +179,9 @@ impl StudioApp {
     pub fn with_launch(launch: Launch, mut prefs: Prefs) -> Self {
         if let Some(tab) = launch.tab {
             prefs.tab = tab;
+        }
+        if launch.hide_tools {
+            prefs.tools_open = false;
         }
         let mut app = Self {
             doc: Document::default(),
@@ -173,9 +218,17 @@ impl StudioApp {
             locate: None,
             live_failed: None,
             inject_panic: None,
+            tools_width: 0.0,
+            no_dialogs: std::env::var_os("RETARGET_STUDIO_NO_DIALOGS").is_some(),
+            path_prompt: None,
+            overwrite: None,
+            confirmed_overwrite: None,
+            shortcuts_open: false,
         };
-        let project = launch.project.unwrap_or_else(super::demo_project);
-        app.open_project(&project);
+        match &launch.project {
+            Some(path) => app.open_file(path),
+            None => app.open_project(&super::demo_project()),
+        }
         if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
             match session.target.skeleton().find(name) {
                 Some(j) => {
@@ -201,7 +254,7 @@ impl StudioApp {
         app
     }
 
-    fn open_project(&mut self, path: &Path) {
+    pub(super) fn open_project(&mut self, path: &Path) {
         let inject = self.take_injected(Job::Load);
         let loaded = catch(Job::Load, inject, || {
             Ok(crate::io::project::ProjectFile::load(path)?)
@@ -267,8 +320,10 @@ impl StudioApp {
             .session
             .as_ref()
             .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
+        self.undo.clear(!doc.dirty);
+        // Folds name joints of the old skeleton.
+        self.prefs.panel.folded.clear();
         self.doc = doc;
-        self.undo.clear();
         self.live = None;
         self.live_failed = None;
         self.quality.clear();
@@ -344,6 +399,9 @@ impl StudioApp {
         let (src, tgt) = (&session.source, &session.target);
         let src_meshes = meshes_of(&src.asset, src.skeleton_index);
         let tgt_meshes = meshes_of(&tgt.asset, tgt.skeleton_index);
+        for (view, show) in self.views.iter_mut().zip(self.prefs.show) {
+            view.show_helpers = show.helpers;
+        }
         self.views[0].set_pose(
             src.skeleton(),
             src.reference.container,
@@ -364,20 +422,17 @@ impl StudioApp {
             view.set_ground(&live.grounds[i]);
             view.follow(Some(live.followed[i]), self.prefs.follow);
         }
-        let overlay = self.prefs.overlay.then(|| overlay_of(&self.views[1]));
+        let overlay = self
+            .prefs
+            .overlay
+            .then(|| overlay_of(&self.views[1], &self.views[0], live.followed));
         let pick = (self.prefs.tab == Tab::Skeleton)
             .then_some(self.prefs.panel.chain)
             .flatten();
         let chains = panels::skeleton::highlights(session, pick);
-        for ((view, selected), chain) in
-            self.views.iter_mut().zip([twin, self.selected]).zip(chains)
-        {
-            let scene = Arc::make_mut(&mut view.scene);
-            scene.selected_joint = selected;
-            scene.highlighted_chain = chain;
-            scene.show_mesh = self.prefs.show_mesh;
-            scene.show_skeleton = self.prefs.show_skeleton;
-        }
+        let has_mesh = [!src_meshes.is_empty(), !tgt_meshes.is_empty()];
+        let selected = [twin, self.selected];
+        viewports::dress(&mut self.views, self.prefs.show, selected, chains, has_mesh);
         Arc::make_mut(&mut self.views[0].scene).overlay = overlay;
     }
 
@@ -408,30 +463,12 @@ impl StudioApp {
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| self.timeline_strip(ui));
-        egui::Panel::right("tools")
-            .resizable(true)
-            .default_size(560.0)
-            .show(ui, |ui| {
-                let key = self.quality_key();
-                let tools = panels::Tools {
-                    export_progress: self.export_task.as_ref().map(|t| t.progress()),
-                    doc: &self.doc,
-                    undo: &self.undo,
-                    selected: self.selected,
-                    clip: self.clip.as_deref(),
-                    quality: self.quality.view(key.as_ref()),
-                };
-                panels::tools_ui(
-                    ui,
-                    &tools,
-                    &mut self.prefs.tab,
-                    &mut self.prefs.panel,
-                    &mut self.commands,
-                );
-            });
+        self.tools_panel_ui(ui);
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
+        self.file_prompts_ui(&ctx);
+        self.shortcuts_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 

@@ -34,10 +34,8 @@ impl StudioApp {
         // The view toggles get a row of their own: beside a long file name they were cut off;
         // the row wraps when the viewports are narrow.
         ui.horizontal_wrapped(|ui| {
-            ui.label("Show");
-            ui.checkbox(&mut self.prefs.show_mesh, "Mesh");
-            ui.checkbox(&mut self.prefs.show_skeleton, "Skeleton");
-            ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
+            ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source")
+                .on_hover_text("Scaled to the source's height and set on its hips, to compare the poses");
             ui.checkbox(&mut self.prefs.link_cameras, "Link cameras");
             ui.checkbox(&mut self.prefs.follow, "Follow")
                 .on_hover_text("The cameras move with the characters' hips, so a walk stays in frame");
@@ -61,8 +59,11 @@ impl StudioApp {
                         n[i].as_str()
                     });
                 let notes = self.import_note_count(i);
+                let has_mesh = self.has_mesh(i);
+                // One row whatever the width: the toggles in a menu, the name cut to fit,
+                // so both viewports start at the same height.
                 col.horizontal(|ui| {
-                    ui.strong(label);
+                    ui.menu_button("Show", |ui| self.show_toggles_ui(ui, i, has_mesh));
                     if notes > 0
                         && ui
                             .small_button(format!("(!) {notes}"))
@@ -71,6 +72,7 @@ impl StudioApp {
                     {
                         self.notes_open = Some(i);
                     }
+                    ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
                 });
                 let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
@@ -115,10 +117,44 @@ impl StudioApp {
         }
     }
 
-    /// How many import notes side `i` has; counted, not collected, as it is asked every frame.
+    /// Side `i`'s own show toggles, beside its name: each viewport shows what it needs.
+    fn show_toggles_ui(&mut self, ui: &mut egui::Ui, i: usize, has_mesh: bool) {
+        let side = ["Source", "Target"][i];
+        let show = &mut self.prefs.show[i];
+        let named = |r: egui::Response, name: String, on: bool| {
+            let enabled = r.enabled();
+            r.widget_info(move || {
+                egui::WidgetInfo::selected(egui::accesskit::Role::CheckBox, enabled, on, &name)
+            });
+        };
+        ui.add_enabled_ui(has_mesh, |ui| {
+            let mesh = ui.checkbox(&mut show.mesh, "Mesh");
+            named(mesh, format!("{side} mesh"), show.mesh);
+            let skeleton = ui
+                .checkbox(&mut show.skeleton, "Skeleton")
+                .on_disabled_hover_text("No mesh on this side: its skeleton is always drawn");
+            named(skeleton, format!("{side} skeleton"), show.skeleton);
+            let helpers = ui
+                .checkbox(&mut show.helpers, "Helpers")
+                .on_hover_text("Bones that move no vertex (IK targets, controls)");
+            named(helpers, format!("{side} helper bones"), show.helpers);
+        });
+    }
+
+    /// Whether side `i` has a mesh bound to its skeleton.
+    fn has_mesh(&self, i: usize) -> bool {
+        self.doc.session.as_ref().is_some_and(|s| {
+            let side = [&s.source, &s.target][i];
+            side.asset
+                .meshes
+                .iter()
+                .any(|m| m.skeleton == side.skeleton_index)
+        })
+    }
+
+    /// How many different import notes side `i` has.
     fn import_note_count(&self, i: usize) -> usize {
-        let side = self.doc.session.as_ref().map(|s| [&s.source, &s.target][i]);
-        side.map_or(0, |side| side.asset.warnings.len()) + self.views[i].texture_warnings().len()
+        self.import_notes(i).len()
     }
 
     /// What the reader noticed in side `i`'s file (channels it could not import, a unit it
@@ -133,12 +169,7 @@ impl StudioApp {
             &session.target
         };
         let textures = self.views[i].texture_warnings();
-        side.asset
-            .warnings
-            .iter()
-            .chain(textures)
-            .cloned()
-            .collect()
+        dedup_notes(side.asset.warnings.iter().chain(textures))
     }
 
     /// The list behind a side's "(!) N" button, in a window of its own.
@@ -222,6 +253,42 @@ impl StudioApp {
     }
 }
 
+/// What each scene shows this frame: the selection, the picked chain and the viewport's
+/// toggles. A side without a mesh is its skeleton: hiding that would leave it empty.
+pub(super) fn dress(
+    views: &mut [CharacterView; 2],
+    show: [super::Show; 2],
+    selected: [Option<usize>; 2],
+    chains: [Vec<usize>; 2],
+    has_mesh: [bool; 2],
+) {
+    for (i, (view, chain)) in views.iter_mut().zip(chains).enumerate() {
+        let scene = std::sync::Arc::make_mut(&mut view.scene);
+        scene.selected_joint = selected[i];
+        scene.highlighted_chain = chain;
+        scene.show_mesh = show[i].mesh;
+        scene.show_skeleton = show[i].skeleton || !has_mesh[i] || !show[i].mesh;
+    }
+}
+
+/// The notes once each, in first-seen order, a repeated one with its count: one line said
+/// 14 times reads as "… (×14)", not as 14 lines.
+pub fn dedup_notes<'a>(notes: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for note in notes {
+        match seen.iter_mut().find(|(n, _)| *n == note.as_str()) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((note, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(n, count)| match count {
+            1 => n.to_owned(),
+            _ => format!("{n} (×{count})"),
+        })
+        .collect()
+}
+
 /// The meshes bound to `skeleton`: borrowed as they are in the usual one-skeleton file, so
 /// the per-frame path copies no vertex data.
 pub(super) fn meshes_of(
@@ -241,10 +308,86 @@ pub(super) fn meshes_of(
     )
 }
 
-pub(super) fn overlay_of(view: &CharacterView) -> crate::app::viewport::SkeletonOverlay {
+/// The target's skeleton drawn over the source: scaled to the source's height and moved so
+/// its followed joint (the hips) sits on the source's, so the two poses can be compared
+/// whatever the two characters' sizes.
+pub(super) fn overlay_of(
+    target: &CharacterView,
+    source: &CharacterView,
+    followed: [usize; 2],
+) -> crate::app::viewport::SkeletonOverlay {
+    let joints = &target.scene.joints;
+    let height = |p: &[glam::Vec3]| {
+        let (lo, hi) = p.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| {
+            (lo.min(v.y), hi.max(v.y))
+        });
+        hi - lo
+    };
+    let (th, sh) = (height(joints), height(&source.scene.joints));
+    let scale = if th > 1e-6 && sh > 1e-6 && (sh / th).is_finite() {
+        sh / th
+    } else {
+        1.0
+    };
+    let anchor_t = joints.get(followed[1]).copied().unwrap_or_default();
+    let anchor_s = source
+        .scene
+        .joints
+        .get(followed[0])
+        .copied()
+        .unwrap_or(anchor_t);
+    let place = |v: glam::Vec3| anchor_s + (v - anchor_t) * scale;
     crate::app::viewport::SkeletonOverlay {
-        joints: view.scene.joints.clone(),
-        bones: view.scene.bones.clone(),
+        joints: joints.iter().map(|v| place(*v)).collect(),
+        bones: target
+            .scene
+            .bones
+            .iter()
+            .map(|(a, b)| (place(*a), place(*b)))
+            .collect(),
         color: [0.3, 0.8, 1.0, 1.0],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::viewport::CharacterScene;
+    use glam::Vec3;
+    use std::sync::Arc;
+
+    fn view_with(joints: Vec<Vec3>) -> CharacterView {
+        let mut view = CharacterView::new(1);
+        let bones = vec![(joints[0], joints[1])];
+        view.scene = Arc::new(CharacterScene {
+            joints,
+            bones,
+            ..Default::default()
+        });
+        view
+    }
+
+    #[test]
+    fn the_overlay_stands_on_the_source_at_its_height() {
+        // A target 5 m tall (joints from 5 to 10 m) over a 1.7 m source walking at x = 3.
+        let target = view_with(vec![Vec3::new(0.0, 5.0, 0.0), Vec3::new(0.0, 10.0, 0.0)]);
+        let mut joints = vec![Vec3::new(3.0, 0.9, 0.0), Vec3::new(3.0, 1.7, 0.0)];
+        joints.push(Vec3::new(3.0, 0.0, 0.0));
+        let source = view_with(joints);
+        let o = overlay_of(&target, &source, [0, 0]);
+        assert!(
+            o.joints[0].abs_diff_eq(Vec3::new(3.0, 0.9, 0.0), 1e-5),
+            "on the hips"
+        );
+        let height = o.joints[1].y - o.joints[0].y;
+        // Its whole height becomes the source's.
+        assert!((height - 1.7).abs() < 1e-4, "{height}");
+        assert!(o.bones[0].0.abs_diff_eq(o.joints[0], 1e-5));
+    }
+
+    #[test]
+    fn repeated_notes_are_listed_once_with_a_count() {
+        let notes: Vec<String> = ["a", "b", "a", "a", "c"].map(String::from).to_vec();
+        assert_eq!(dedup_notes(notes.iter()), ["a (×3)", "b", "c"]);
     }
 }

@@ -117,6 +117,36 @@ impl OrbitCamera {
         self.distance = distance.max(half.length() * 1.05);
     }
 
+    /// Moves back (never closer, never sideways) until the box fits a view of `aspect`: a
+    /// dance that swings its arms out after the first framing stays whole, while the target
+    /// the follow camera carries is left where it is.
+    pub fn fit_without_moving(&mut self, min: Vec3, max: Vec3, aspect: f32) {
+        if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
+            return;
+        }
+        let tan_y = (self.fov_y * 0.5).tan() / FRAME_MARGIN;
+        let tan_x = (self.fov_y * 0.5).tan() * aspect.max(1e-3) / FRAME_MARGIN;
+        let back = self.back();
+        let (right, up) = self.right_up();
+        let mut distance = self.distance;
+        for corner in 0..8 {
+            let pick = |bit: u32, lo: f32, hi: f32| if corner & (1 << bit) == 0 { lo } else { hi };
+            let p = Vec3::new(
+                pick(0, min.x, max.x),
+                pick(1, min.y, max.y),
+                pick(2, min.z, max.z),
+            );
+            let c = p - self.target;
+            let depth = c.dot(back);
+            distance = distance
+                .max(depth + c.dot(right).abs() / tan_x)
+                .max(depth + c.dot(up).abs() / tan_y);
+        }
+        if distance.is_finite() {
+            self.distance = distance;
+        }
+    }
+
     /// Frames a character standing on `floor` (its height, when known): from the floor, not
     /// only the lowest vertex, to the head, with a little floor around the feet, so that
     /// whether the feet touch it can be seen.

@@ -64,6 +64,12 @@ pub fn skeleton_instances(scene: &CharacterScene) -> (Vec<Instance>, Vec<Instanc
         r,
         SKELETON_COLOR,
     );
+    for (j, joint) in joints.iter_mut().enumerate() {
+        if scene.is_hidden(j) {
+            // A zero scale draws nothing yet keeps joint `j` at index `j`.
+            joint.world_from_shape = Mat4::ZERO;
+        }
+    }
     push_chain(&mut joints, &mut bones, scene);
     if let Some(i) = scene.selected_joint.filter(|i| *i < scene.joints.len()) {
         joints[i] = Instance {

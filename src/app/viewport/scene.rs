@@ -55,6 +55,9 @@ pub struct CharacterScene {
     pub highlighted_chain: Vec<usize>,
     pub show_mesh: bool,
     pub show_skeleton: bool,
+    /// Joints not drawn, not picked and not framed: bones that deform nothing (IK targets,
+    /// helpers) while those are hidden. Empty: every joint is shown.
+    pub hidden: Vec<bool>,
     pub overlay: Option<SkeletonOverlay>,
     /// In world units; joints are drawn at twice this.
     pub bone_radius: f32,
@@ -77,6 +80,7 @@ impl Default for CharacterScene {
             highlighted_chain: Vec::new(),
             show_mesh: true,
             show_skeleton: true,
+            hidden: Vec::new(),
             overlay: None,
             bone_radius: 0.01,
             floor: None,
@@ -103,6 +107,18 @@ impl CharacterScene {
         self.joints
             .extend(world_from_joint.iter().map(|m| m.w_axis.truncate()));
         bones_into(parents, &self.joints, &mut self.bones);
+        if self.hidden.iter().any(|h| *h) {
+            self.bones.clear();
+            for (child, parent) in parents.iter().enumerate() {
+                if let Some(p) = *parent
+                    && !self.is_hidden(child)
+                    && !self.is_hidden(p)
+                    && let (Some(a), Some(b)) = (self.joints.get(p), self.joints.get(child))
+                {
+                    self.bones.push((*a, *b));
+                }
+            }
+        }
         let prims = meshes.iter().enumerate().flat_map(|(m, mesh)| {
             mesh.primitives
                 .iter()
@@ -137,6 +153,11 @@ impl CharacterScene {
         self.meshes.truncate(count);
     }
 
+    /// Whether joint `j` is left out of drawing, picking and framing.
+    pub fn is_hidden(&self, j: usize) -> bool {
+        self.hidden.get(j).copied().unwrap_or(false)
+    }
+
     /// Bounds of what is shown (mesh when visible, joints, overlay), or `None` when empty.
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
         let mut acc: Option<(Vec3, Vec3)> = None;
@@ -150,7 +171,11 @@ impl CharacterScene {
         if self.show_mesh {
             self.meshes.iter().for_each(|m| add(&m.positions));
         }
-        add(&self.joints);
+        let shown: Vec<Vec3> = (0..self.joints.len())
+            .filter(|&j| !self.is_hidden(j))
+            .map(|j| self.joints[j])
+            .collect();
+        add(&shown);
         if let Some(o) = &self.overlay {
             add(&o.joints);
         }
@@ -192,6 +217,9 @@ pub fn pick_joint(
     let eye = camera.eye();
     let mut best: Option<(f32, f32, usize)> = None;
     for (i, joint) in scene.joints.iter().enumerate() {
+        if scene.is_hidden(i) {
+            continue;
+        }
         let Some(at) = camera.project(*joint, rect) else {
             continue;
         };
@@ -206,6 +234,54 @@ pub fn pick_joint(
         }
     }
     best.map(|(_, _, i)| i)
+}
+
+/// Joints that are helpers to `meshes`: no vertex weighs on them, and they do not link two
+/// joints that do (IK targets and their roots, controls, end sites). A root left at the
+/// origin drew a line to each foot across the floor as the character walked away. A
+/// skeleton without a mesh has no helpers: it is all there is.
+pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<bool> {
+    let mut deforms = vec![false; parents.len()];
+    if meshes.is_empty() {
+        return vec![false; parents.len()];
+    }
+    for prim in meshes.iter().flat_map(|m| &m.primitives) {
+        for (joints, weights) in prim.joints.iter().zip(&prim.weights) {
+            for (j, w) in joints.iter().zip(weights) {
+                if *w > 0.0
+                    && let Some(d) = deforms.get_mut(*j as usize)
+                {
+                    *d = true;
+                }
+            }
+        }
+    }
+    // Joints with a deforming joint at or below them.
+    let mut below = vec![false; parents.len()];
+    for j in (0..parents.len()).filter(|&j| deforms[j]) {
+        let mut at = Some(j);
+        while let Some(k) = at {
+            if below[k] {
+                break;
+            }
+            below[k] = true;
+            at = parents.get(k).copied().flatten();
+        }
+    }
+    (0..parents.len())
+        .map(|j| {
+            let mut above = false;
+            let mut at = parents[j];
+            while let Some(k) = at {
+                if deforms[k] {
+                    above = true;
+                    break;
+                }
+                at = parents.get(k).copied().flatten();
+            }
+            !(deforms[j] || (above && below[j]))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -265,6 +341,23 @@ mod tests {
         // A parent past the end is skipped rather than panicking.
         bones_into(&[None, Some(7)], &joints, &mut bones);
         assert!(bones.is_empty());
+    }
+
+    #[test]
+    fn helpers_are_the_joints_that_neither_deform_nor_link_deforming_ones() {
+        // 0 root (IK root at the origin) - 1 hips (weighted) - 2 twist (unweighted) -
+        // 3 knee (weighted) - 4 end site; 0 - 5 an IK target.
+        let parents = [None, Some(0), Some(1), Some(2), Some(3), Some(0)];
+        let mut mesh = one_triangle_mesh();
+        mesh.inverse_bind = vec![Mat4::IDENTITY; 6];
+        mesh.primitives[0].joints = vec![[1, 3, 0, 0]; 3];
+        mesh.primitives[0].weights = vec![[0.5, 0.5, 0.0, 0.0]; 3];
+        let helpers = helper_joints(&parents, &[mesh]);
+        assert_eq!(helpers, [true, false, false, false, true, true]);
+        assert!(
+            helper_joints(&parents, &[]).iter().all(|h| !h),
+            "no mesh, no helpers"
+        );
     }
 
     fn one_triangle_mesh() -> SkinnedMesh {

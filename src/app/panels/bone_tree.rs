@@ -1,0 +1,155 @@
+//! Reading a long bone list: names cut in the middle (where rig prefixes and L/R suffixes
+//! both survive: "mixamorig:…Index2_L", not "mixamorig:Le…"), the full name on hover, and
+//! subtrees that fold like a tree.
+
+use eframe::egui;
+use std::collections::BTreeSet;
+
+const ELLIPSIS: &str = "…";
+
+/// `text` cut in its middle to `keep` characters around an ellipsis.
+pub fn elide_chars(text: &str, keep: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= keep {
+        return text.to_owned();
+    }
+    let head = keep.div_ceil(2);
+    let tail = keep / 2;
+    let mut out: String = chars[..head].iter().collect();
+    out.push_str(ELLIPSIS);
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// `text` as it fits `width` points in the body font, elided in the middle; `None` when it
+/// fits whole.
+pub fn elide_middle(ui: &egui::Ui, text: &str, width: f32) -> Option<String> {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let measure = |s: &str| {
+        ui.ctx().fonts_mut(|f| {
+            f.layout_no_wrap(s.to_owned(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        })
+    };
+    if measure(text) <= width {
+        return None;
+    }
+    // The most characters that fit, by bisection: a name is short, measures are cached.
+    let (mut lo, mut hi) = (1, text.chars().count());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if measure(&elide_chars(text, mid)) <= width {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(elide_chars(text, lo))
+}
+
+/// A clickable name that fits its cell: elided in the middle with the full name on hover,
+/// and named in full for screen readers (and tests).
+pub fn name_label(ui: &mut egui::Ui, name: &str) -> egui::Response {
+    let shown = elide_middle(ui, name, ui.available_width());
+    let label = egui::Label::new(shown.as_deref().unwrap_or(name))
+        .sense(egui::Sense::click())
+        .truncate();
+    let mut response = ui.add(label);
+    if shown.is_some() {
+        response = response.on_hover_text(name);
+        let full = name.to_owned();
+        response.widget_info(move || {
+            egui::WidgetInfo::labeled(egui::accesskit::Role::Label, true, &full)
+        });
+    }
+    response
+}
+
+/// Whether `joint` sits under a folded joint.
+pub fn folded_away(parents: &[Option<usize>], folded: &BTreeSet<usize>, joint: usize) -> bool {
+    if folded.is_empty() {
+        return false;
+    }
+    let mut at = parents.get(joint).copied().flatten();
+    while let Some(p) = at {
+        if folded.contains(&p) {
+            return true;
+        }
+        at = parents.get(p).copied().flatten();
+    }
+    false
+}
+
+/// Which joints have children (they get a fold toggle).
+pub fn with_children(parents: &[Option<usize>]) -> Vec<bool> {
+    let mut has = vec![false; parents.len()];
+    for p in parents.iter().flatten() {
+        if let Some(h) = has.get_mut(*p) {
+            *h = true;
+        }
+    }
+    has
+}
+
+/// A small triangle that folds (points right) or unfolds (points down) a subtree; drawn,
+/// not a glyph, so it needs no symbol font.
+pub fn fold_toggle(ui: &mut egui::Ui, open: bool, name: &str) -> egui::Response {
+    let size = egui::vec2(12.0, 12.0);
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click());
+    let color = ui.style().interact(&response).fg_stroke.color;
+    let c = rect.center();
+    let r = 4.0;
+    let points = if open {
+        vec![
+            c + egui::vec2(-r, -r * 0.5),
+            c + egui::vec2(r, -r * 0.5),
+            c + egui::vec2(0.0, r),
+        ]
+    } else {
+        vec![
+            c + egui::vec2(-r * 0.5, -r),
+            c + egui::vec2(r, 0.0),
+            c + egui::vec2(-r * 0.5, r),
+        ]
+    };
+    ui.painter().add(egui::Shape::convex_polygon(
+        points,
+        color,
+        egui::Stroke::NONE,
+    ));
+    let label = format!("{} {name}", if open { "Fold" } else { "Unfold" });
+    response.widget_info(move || {
+        egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, &label)
+    });
+    response.on_hover_text(if open {
+        "Fold this chain"
+    } else {
+        "Unfold this chain"
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_in_the_middle_so_both_ends_tell_them_apart() {
+        let a = elide_chars("mixamorig:LeftHandIndex2", 14);
+        let b = elide_chars("mixamorig:LeftHandPinky2", 14);
+        assert_eq!(a, "mixamor…dIndex2");
+        assert_ne!(a, b);
+        assert_eq!(elide_chars("Hips", 14), "Hips");
+        assert_eq!(elide_chars("αβγδεζηθ", 4), "αβ…ηθ");
+    }
+
+    #[test]
+    fn a_folded_joint_hides_its_whole_subtree_only() {
+        // 0 - 1 - 2, 0 - 3
+        let parents = [None, Some(0), Some(1), Some(0)];
+        let folded = BTreeSet::from([1]);
+        let hidden: Vec<bool> = (0..4).map(|j| folded_away(&parents, &folded, j)).collect();
+        assert_eq!(hidden, [false, false, true, false]);
+        assert_eq!(with_children(&parents), [true, true, false, false]);
+    }
+}
