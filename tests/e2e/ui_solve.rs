@@ -292,6 +292,7 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     }
     let s = session(&h);
     assert!(s.unplanted.is_empty() && s.reach.is_empty() && s.legs.is_empty());
+    assert!(!h.state().doc.dirty, "undone back to the saved project");
 }
 
 #[test]

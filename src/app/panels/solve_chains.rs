@@ -72,7 +72,7 @@ fn leg_ui(
 ) {
     ui.push_id(foot, |ui| {
         let mut planted = !session.unplanted.iter().any(|f| f == foot);
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.strong(foot);
             let tip = "Plant this leg on its contacts with IK (off: the frame-by-frame solve)";
             if ui.checkbox(&mut planted, "IK").on_hover_text(tip).changed() {
@@ -179,7 +179,7 @@ fn limit_ui(ui: &mut egui::Ui, session: &Session, joint: &str, commands: &mut Ve
     let default = default_limit(session, joint);
     let current = set.unwrap_or(default);
     ui.push_id(joint, |ui| {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label(joint);
             let mut limited = current.is_some();
             if ui.checkbox(&mut limited, "limited").changed() {
@@ -191,7 +191,7 @@ fn limit_ui(ui: &mut egui::Ui, session: &Session, joint: &str, commands: &mut Ve
             }
         });
         let Some(mut limit) = current else { return };
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let fields = [
                 (&mut limit.cone_deg, "cone", 0.0..=180.0),
                 (&mut limit.twist_min_deg, "twist min", -180.0..=0.0),
