@@ -31,18 +31,21 @@ impl Default for ContactThresholds {
     }
 }
 
+/// `v` clamped to `lo..=hi`, or `default` when it is not finite: a setting read from a file
+/// made usable.
+pub(crate) fn fix(v: f32, lo: f32, hi: f32, default: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(lo, hi)
+    } else {
+        default
+    }
+}
+
 impl ContactThresholds {
     /// Every number finite and in range, exits no lower than entries (a project file may
     /// hold anything).
     pub fn sanitized(mut self) -> Self {
         let d = Self::default();
-        let fix = |v: f32, lo: f32, hi: f32, default: f32| {
-            if v.is_finite() {
-                v.clamp(lo, hi)
-            } else {
-                default
-            }
-        };
         self.enter_height = fix(self.enter_height, 0.0, 1.0, d.enter_height);
         self.exit_height = fix(self.exit_height, self.enter_height, 1.0, d.exit_height);
         self.enter_speed = fix(self.enter_speed, 0.0, 10.0, d.enter_speed);

@@ -57,13 +57,7 @@ impl SolveSettings {
     /// file may hold anything). The solver uses only this form.
     pub fn sanitized(mut self) -> Self {
         let d = Self::default();
-        let fix = |v: f32, lo: f32, hi: f32, default: f32| {
-            if v.is_finite() {
-                v.clamp(lo, hi)
-            } else {
-                default
-            }
-        };
+        let fix = crate::core::contacts::detect::fix;
         self.blend_secs = fix(self.blend_secs, 0.0, 2.0, d.blend_secs);
         self.max_extension = fix(self.max_extension, 0.5, 1.0, d.max_extension);
         self.contacts = self.contacts.sanitized();
