@@ -143,12 +143,20 @@ impl Retargeter {
             self.retarget_pose(&source_pose, &mut target_pose);
             // Source positions only for a pass that uses them: the frame-by-frame solve
             // (the runtime's default) pays nothing here.
-            if planting || !self.reach.is_empty() {
+            if !self.reach.is_empty() {
                 source_pose.world_matrices_under(source, source_container, &mut source_world);
-                if planting {
-                    self.push_source_feet(&source_world, &mut feet);
-                }
                 self.push_reach_sources(&source_world, &mut reached);
+            }
+            if planting {
+                // Down each source foot's own path: no full forward kinematics.
+                for (leg, track) in self.legs.iter().zip(&mut feet) {
+                    let at = super::root::chain_world(
+                        self.source_container,
+                        &leg.source_chain,
+                        &source_pose,
+                    );
+                    track.push(glam::Vec3::from(at.translation));
+                }
             }
             poses.push(target_pose.clone());
         }

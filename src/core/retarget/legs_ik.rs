@@ -40,6 +40,8 @@ pub(super) struct LegIk {
     /// the whole skeleton's forward kinematics.
     pub foot_chain: Vec<usize>,
     pub top_chain: Vec<usize>,
+    /// The source foot's root-to-joint path: its track costs no full forward kinematics.
+    pub source_chain: Vec<usize>,
     /// Planted on its contacts (a leg can be left to the frame-by-frame solve).
     pub planted: bool,
     /// Which way its knee bends.
@@ -124,6 +126,7 @@ fn path_leg(
         source_foot,
         foot_chain: Vec::new(),
         top_chain: Vec::new(),
+        source_chain: Vec::new(),
         planted: true,
         pole: PoleAt::Solved,
         contacts: None,
@@ -139,13 +142,19 @@ fn path_leg(
 }
 
 /// The legs of `map` the planting can move, with their source feet.
-pub(super) fn legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
+pub(super) fn legs(
+    map: &BoneMap,
+    target: &Skeleton,
+    tgt_ref: &SideReference,
+    source_parents: &[Option<usize>],
+) -> Vec<LegIk> {
     let parents = target.parents();
     let mut legs: Vec<LegIk> = found_legs(map, target, tgt_ref)
         .into_iter()
         .map(|mut leg| {
             leg.foot_chain = chain_to_root(parents, leg.foot());
             leg.top_chain = chain_to_root(parents, leg.top());
+            leg.source_chain = chain_to_root(source_parents, leg.source_foot);
             leg
         })
         .collect();
@@ -189,6 +198,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                             source_foot: s.feet[k],
                             foot_chain: Vec::new(),
                             top_chain: Vec::new(),
+                            source_chain: Vec::new(),
                             planted: true,
                             pole: PoleAt::Solved,
                             contacts: None,

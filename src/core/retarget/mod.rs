@@ -221,7 +221,7 @@ impl Retargeter {
             roots,
             follows,
             same_rig: false,
-            legs: legs_ik::legs(map, target, &tgt_ref),
+            legs: legs_ik::legs(map, target, &tgt_ref, source.parents()),
             solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
             mirror_twins: crate::core::mirror::twins_of(target, None, None),

@@ -111,14 +111,6 @@ pub struct PlantReport {
 }
 
 impl Retargeter {
-    /// Source foot positions the planting needs, per leg, for one sampled source frame
-    /// (`world`: the source's world matrices, container included).
-    pub(super) fn push_source_feet(&self, world: &[Mat4], tracks: &mut [Vec<Vec3>]) {
-        for (leg, track) in self.legs.iter().zip(tracks) {
-            track.push(world[leg.source_foot].w_axis.truncate());
-        }
-    }
-
     /// Plants the feet of the solved `poses` (one per entry of `times`), given each leg's
     /// source foot `tracks`. Does nothing for one body on both sides (the clip is given
     /// back as it is) or when planting is off.
