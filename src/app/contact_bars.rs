@@ -31,11 +31,11 @@ pub struct ContactBars {
 impl ContactBars {
     /// Contacts over this clip's frames as the seconds a project keeps.
     pub fn spans(&self, contacts: &[FootContact]) -> Vec<(f32, f32)> {
-        let at = |k: usize| {
-            let t = k as f32 / (self.frames.max(2) - 1) as f32;
-            self.start_secs + t.clamp(0.0, 1.0) * self.duration_secs
-        };
-        contacts.iter().map(|c| (at(c.start), at(c.end))).collect()
+        let step = self.duration_secs / (self.frames.max(2) - 1) as f32;
+        let times: Vec<f32> = (0..self.frames.max(1))
+            .map(|k| self.start_secs + k as f32 * step)
+            .collect();
+        crate::core::retarget::contacts_to_spans(contacts, &times)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::contact_bars::{ContactBars, ContactChange, bar_span, frame_at};
 use crate::core::contacts::FootContact;
+use crate::core::retarget::merged;
 use crate::session::FootContacts;
 use eframe::egui;
 
@@ -50,19 +51,6 @@ fn dragged(contact: FootContact, grip: Grip, from: usize, to: usize, frames: usi
             }
         }
     }
-}
-
-/// Contacts sorted, with overlapping or touching ones joined.
-pub fn merged(mut contacts: Vec<FootContact>) -> Vec<FootContact> {
-    contacts.sort_by_key(|c| c.start);
-    let mut out: Vec<FootContact> = Vec::with_capacity(contacts.len());
-    for c in contacts {
-        match out.last_mut() {
-            Some(last) if c.start <= last.end + 1 => last.end = last.end.max(c.end),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// `foot`'s contacts with contact `index` replaced (or removed, with `None`).

@@ -281,21 +281,20 @@ mod tests {
     use super::*;
 
     fn sample() -> ProjectFile {
+        let source = SideFile {
+            clip: Some("walk".into()),
+            bone_offsets: vec![("LeftArm".into(), Quat::from_rotation_z(0.5))],
+            unit: Some(Unit::CmuAsf),
+            ..SideFile::new("/data/mocap/walk.bvh")
+        };
+        let target = SideFile {
+            container: ContainerEdit {
+                scale: 2.0,
+                ..Default::default()
+            },
+            ..SideFile::new("/data/chars/robot.glb")
+        };
         ProjectFile {
-            version: PROJECT_VERSION,
-            source: SideFile {
-                clip: Some("walk".into()),
-                bone_offsets: vec![("LeftArm".into(), Quat::from_rotation_z(0.5))],
-                unit: Some(Unit::CmuAsf),
-                ..SideFile::new("/data/mocap/walk.bvh")
-            },
-            target: SideFile {
-                container: ContainerEdit {
-                    scale: 2.0,
-                    ..Default::default()
-                },
-                ..SideFile::new("/data/chars/robot.glb")
-            },
             map: vec![PairFile {
                 source: "Hips".into(),
                 target: "Hips".into(),
@@ -306,12 +305,7 @@ mod tests {
                 confidence: 0.9,
             }],
             export: ExportSettings { fps: Some(30.0) },
-            solve: Default::default(),
-            reach: Vec::new(),
-            unplanted: Vec::new(),
-            limits: Vec::new(),
-            legs: Vec::new(),
-            contact_spans: Vec::new(),
+            ..ProjectFile::of_sides(source, target)
         }
     }
 

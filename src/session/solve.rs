@@ -91,15 +91,26 @@ impl Session {
 
     /// The target feet the planting moves, by name, in the solver's order.
     pub fn planted_feet(&self) -> Result<Vec<String>, SessionError> {
+        Ok(self.solve_legs()?.0)
+    }
+
+    /// The planted feet and the pelvis-frame forward, from one solver (the Solve tab asks
+    /// for both once per edit, and building the solver is the cost).
+    pub fn solve_legs(&self) -> Result<(Vec<String>, Option<glam::Vec3>), SessionError> {
         let r = self.retargeter()?;
         let names = self.target.skeleton().names();
-        Ok(r.planted_feet().map(|f| names[f].clone()).collect())
+        let feet = r.planted_feet().map(|f| names[f].clone()).collect();
+        Ok((feet, self.forward_in(r.pelvis())))
     }
 
     /// The target's forward (+Z, which both sides face) in its pelvis's frame at the
     /// reference pose: the pole direction that bends knees forward.
     pub fn pelvis_forward(&self) -> Option<glam::Vec3> {
-        let pelvis = self.retargeter().ok()?.pelvis()?;
+        self.forward_in(self.retargeter().ok()?.pelvis())
+    }
+
+    fn forward_in(&self, pelvis: Option<usize>) -> Option<glam::Vec3> {
+        let pelvis = pelvis?;
         let world = self.target.reference.world_matrices(self.target.skeleton());
         world[pelvis]
             .inverse()

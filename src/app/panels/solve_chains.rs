@@ -27,10 +27,11 @@ fn legs_info(ui: &egui::Ui, session: &Session, revision: u64) -> LegsInfo {
     {
         return info;
     }
+    let (feet, forward) = session.solve_legs().unwrap_or_default();
     let info = LegsInfo {
         revision,
-        feet: session.planted_feet().unwrap_or_default(),
-        forward: session.pelvis_forward(),
+        feet,
+        forward,
     };
     ui.data_mut(|d| d.insert_temp(id, info.clone()));
     info

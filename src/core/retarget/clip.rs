@@ -36,16 +36,7 @@ impl Retargeter {
         target: &Skeleton,
         options: &RetargetClipOptions,
     ) -> Result<Clip, RetargetError> {
-        let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
-        let span = f64::from(clip.duration_secs()) * f64::from(fps);
-        if span.is_nan() || span >= MAX_FRAMES as f64 {
-            return Err(RetargetError::TooLong {
-                secs: clip.duration_secs(),
-                fps,
-                frames: span.round() + 1.0,
-            });
-        }
-        let frames = span.round() as usize + 1;
+        let (fps, frames) = output_frames(clip, options)?;
         let solved = self.solve_frames(source, clip, target, frames);
         let Solved {
             times,
@@ -98,6 +89,24 @@ impl Retargeter {
             .collect();
         Ok(Clip::new(clip.name.clone(), tracks, Some(fps)))
     }
+}
+
+/// The output's rate and frame count for `clip`: its own rate unless `options` set one, and
+/// a refusal past [`MAX_FRAMES`].
+pub(super) fn output_frames(
+    clip: &Clip,
+    options: &RetargetClipOptions,
+) -> Result<(f32, usize), RetargetError> {
+    let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
+    let span = f64::from(clip.duration_secs()) * f64::from(fps);
+    if span.is_nan() || span >= MAX_FRAMES as f64 {
+        return Err(RetargetError::TooLong {
+            secs: clip.duration_secs(),
+            fps,
+            frames: span.round() + 1.0,
+        });
+    }
+    Ok((fps, span.round() as usize + 1))
 }
 
 /// A clip solved frame by frame, before the clip-level passes.

@@ -78,7 +78,7 @@ pub fn spans_to_contacts(spans: &[(f32, f32)], times: &[f32]) -> Vec<FootContact
         0.0
     };
     let slack = step * 0.5;
-    let mut out: Vec<FootContact> = spans
+    let out: Vec<FootContact> = spans
         .iter()
         .filter(|(a, b)| a.is_finite() && b.is_finite())
         .filter_map(|&(a, b)| {
@@ -88,15 +88,20 @@ pub fn spans_to_contacts(spans: &[(f32, f32)], times: &[f32]) -> Vec<FootContact
             (start <= end && start < n).then_some(FootContact { start, end })
         })
         .collect();
-    out.sort_by_key(|c| c.start);
-    let mut merged: Vec<FootContact> = Vec::with_capacity(out.len());
-    for c in out {
-        match merged.last_mut() {
+    merged(out)
+}
+
+/// Contacts sorted, with overlapping or touching ones joined.
+pub fn merged(mut contacts: Vec<FootContact>) -> Vec<FootContact> {
+    contacts.sort_by_key(|c| c.start);
+    let mut out: Vec<FootContact> = Vec::with_capacity(contacts.len());
+    for c in contacts {
+        match out.last_mut() {
             Some(last) if c.start <= last.end + 1 => last.end = last.end.max(c.end),
-            _ => merged.push(c),
+            _ => out.push(c),
         }
     }
-    merged
+    out
 }
 
 /// Contacts over frames at `times` as spans in seconds (the inverse of `spans_to_contacts`).

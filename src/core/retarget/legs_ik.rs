@@ -57,6 +57,22 @@ pub(super) struct LegIk {
 }
 
 impl LegIk {
+    /// A leg planted on its contacts, bending as solved, its root paths still to be found.
+    fn new(source_foot: usize, kind: LegKind) -> Self {
+        Self {
+            source_foot,
+            kind,
+            foot_chain: Vec::new(),
+            top_chain: Vec::new(),
+            source_chain: Vec::new(),
+            planted: true,
+            pole: PoleAt::Solved,
+            contacts: None,
+            spans: None,
+            rest_lift: 0.0,
+        }
+    }
+
     /// The foot joint the plant moves.
     pub fn foot(&self) -> usize {
         match &self.kind {
@@ -122,23 +138,15 @@ fn path_leg(
     } else {
         None
     };
-    Some(LegIk {
+    Some(LegIk::new(
         source_foot,
-        foot_chain: Vec::new(),
-        top_chain: Vec::new(),
-        source_chain: Vec::new(),
-        planted: true,
-        pole: PoleAt::Solved,
-        contacts: None,
-        spans: None,
-        rest_lift: 0.0,
-        kind: LegKind::Path {
+        LegKind::Path {
             limits: joints.iter().map(|&j| limit_of(j)).collect(),
             joints,
             lengths,
             cache,
         },
-    })
+    ))
 }
 
 /// The legs of `map` the planting can move, with their source feet.
@@ -194,22 +202,16 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                             p[upper[k]].distance(p[lower[k]]),
                             p[lower[k]].distance(p[foot]),
                         ];
-                        (lengths[0] > 1e-9 && lengths[1] > 1e-9).then_some(LegIk {
-                            source_foot: s.feet[k],
-                            foot_chain: Vec::new(),
-                            top_chain: Vec::new(),
-                            source_chain: Vec::new(),
-                            planted: true,
-                            pole: PoleAt::Solved,
-                            contacts: None,
-                            spans: None,
-                            rest_lift: 0.0,
-                            kind: LegKind::Detached {
-                                upper: upper[k],
-                                lower: lower[k],
-                                foot,
-                                lengths,
-                            },
+                        (lengths[0] > 1e-9 && lengths[1] > 1e-9).then(|| {
+                            LegIk::new(
+                                s.feet[k],
+                                LegKind::Detached {
+                                    upper: upper[k],
+                                    lower: lower[k],
+                                    foot,
+                                    lengths,
+                                },
+                            )
                         })
                     }
                 }

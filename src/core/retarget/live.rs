@@ -9,7 +9,7 @@
 //! at any time, interpolated between frames. At the clip's frame times the result is
 //! `retarget_clip`'s planted pose.
 
-use super::{MAX_FRAMES, RetargetClipOptions, RetargetError, Retargeter};
+use super::{RetargetClipOptions, RetargetError, Retargeter};
 use crate::core::clip::Clip;
 use crate::core::pose::Pose;
 use crate::core::skeleton::Skeleton;
@@ -139,16 +139,8 @@ impl Retargeter {
         target: &Skeleton,
         options: &RetargetClipOptions,
     ) -> Result<Option<PlantTrack>, RetargetError> {
-        let fps = options.fps.or(clip.fps()).unwrap_or(30.0).max(1e-3);
-        let span = f64::from(clip.duration_secs()) * f64::from(fps);
-        if span.is_nan() || span >= MAX_FRAMES as f64 {
-            return Err(RetargetError::TooLong {
-                secs: clip.duration_secs(),
-                fps,
-                frames: span.round() + 1.0,
-            });
-        }
-        let solved = self.solve_frames(source, clip, target, span.round() as usize + 1);
+        let (_, frames) = super::clip::output_frames(clip, options)?;
+        let solved = self.solve_frames(source, clip, target, frames);
         let mut report = Default::default();
         let (times, poses) = (&solved.times, &solved.poses);
         let Some(goals) = self.plant_goals(poses, times, &solved.feet, &mut report) else {

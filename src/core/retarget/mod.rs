@@ -18,7 +18,7 @@ pub(crate) mod root;
 
 pub use clip::{RetargetClipOptions, make_continuous};
 pub use leg_options::{
-    ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, spans_to_contacts,
+    ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, merged, spans_to_contacts,
 };
 pub use live::{PlantScratch, PlantTrack, PoseScratch};
 pub use plant::{PlantReport, SolveSettings};
@@ -253,9 +253,14 @@ impl Retargeter {
     /// Plants the leg whose foot is target joint `foot` on its contacts, or leaves it to
     /// the frame-by-frame solve (a per-leg IK switch).
     pub fn set_leg_planting(&mut self, foot: usize, on: bool) {
-        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+        for leg in self.legs_at(foot) {
             leg.planted = on;
         }
+    }
+
+    /// The legs whose foot is target joint `foot` (the per-leg settings' one lookup).
+    fn legs_at(&mut self, foot: usize) -> impl Iterator<Item = &mut legs_ik::LegIk> {
+        self.legs.iter_mut().filter(move |l| l.foot() == foot)
     }
 
     /// Which way the leg whose foot is target joint `foot` bends its knee.
@@ -268,7 +273,7 @@ impl Retargeter {
             }
             p => p,
         };
-        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+        for leg in self.legs_at(foot) {
             leg.pole = pole;
         }
     }
@@ -279,7 +284,7 @@ impl Retargeter {
         foot: usize,
         limits: Option<crate::core::contacts::ContactThresholds>,
     ) {
-        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+        for leg in self.legs_at(foot) {
             leg.contacts = limits.map(|l| l.sanitized());
         }
     }
@@ -287,7 +292,7 @@ impl Retargeter {
     /// Contacts drawn by hand for `foot`, in the seconds of the clips retargeted next, in
     /// place of the detected ones (`None`: detected).
     pub fn set_contact_spans(&mut self, foot: usize, spans: Option<Vec<(f32, f32)>>) {
-        for leg in self.legs.iter_mut().filter(|l| l.foot() == foot) {
+        for leg in self.legs_at(foot) {
             leg.spans = spans.clone();
         }
     }
