@@ -1,6 +1,7 @@
 //! Our side of `scripts/threejs-bench.sh`: times `Session::automatic` +
 //! `Retargeter::retarget_clip` on a whole clip (CMU 01_01 by default) onto itself and onto
-//! RobotExpressive, and `retarget_pose` on one frame, through the public API. Prints JSON
+//! RobotExpressive, frame by frame (three.js's work) and with the feet planted (the
+//! session's default), and `retarget_pose` on one frame, through the public API. Prints JSON
 //! (median, min and max over the runs, in ms and µs) so the script can put both sides in one
 //! table; criterion would take minutes, this takes seconds.
 //!
@@ -75,7 +76,14 @@ fn stats(mut samples: Vec<f64>) -> serde_json::Value {
 
 /// The whole clip, `runs` times (after one untimed run), each a fresh session and
 /// retargeter as a user of the API would make them; the session's file loading is not timed.
-fn time_clip(source: &Path, target: &Path, runs: usize) -> Result<serde_json::Value, String> {
+/// `planted`: with the session's feet planting (its default); without it, frame by frame,
+/// the work three.js's `retargetClip` does.
+fn time_clip(
+    source: &Path,
+    target: &Path,
+    runs: usize,
+    planted: bool,
+) -> Result<serde_json::Value, String> {
     let options = ImportOptions::default();
     let mut samples = Vec::with_capacity(runs);
     let mut frames = 0;
@@ -84,6 +92,11 @@ fn time_clip(source: &Path, target: &Path, runs: usize) -> Result<serde_json::Va
         let clip = session.source_clip(None).map_err(|e| e.to_string())?;
         let started = Instant::now();
         let mut r = session.retargeter().map_err(|e| e.to_string())?;
+        if !planted {
+            let mut settings = *r.solve_settings();
+            settings.plant_feet = false;
+            r.set_solve(settings);
+        }
         let out = r
             .retarget_clip(
                 session.source.skeleton(),
@@ -148,8 +161,10 @@ fn run() -> Result<(), String> {
         return Ok(());
     }
     let out = serde_json::json!({
-        "clip_self": time_clip(&a.source, &a.source, a.runs)?,
-        "clip_target": time_clip(&a.source, &a.target, a.runs)?,
+        "clip_self": time_clip(&a.source, &a.source, a.runs, false)?,
+        "clip_target": time_clip(&a.source, &a.target, a.runs, false)?,
+        "clip_self_planted": time_clip(&a.source, &a.source, a.runs, true)?,
+        "clip_target_planted": time_clip(&a.source, &a.target, a.runs, true)?,
         "pose_self": time_pose(&a.source, &a.source, a.pose_runs)?,
         "pose_target": time_pose(&a.source, &a.target, a.pose_runs)?,
     });

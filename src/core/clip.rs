@@ -81,7 +81,7 @@ impl Keyframe for Quat {
         self.is_finite()
     }
     fn lerp_to(self, other: Self, s: f32) -> Self {
-        self.slerp(other, s)
+        super::slerp::slerp(self, other, s)
     }
     fn hermite(p0: Self, m0: Self, p1: Self, m1: Self, s: f32) -> Self {
         let (a, b, c, d) = hermite_weights(s);
@@ -166,6 +166,17 @@ impl<T: Keyframe> Track<T> {
             values,
             interpolation,
         })
+    }
+
+    /// A track of keys this crate solved and checked itself (sorted finite times, finite
+    /// unit values, one value per key): no second pass over a whole clip's keys.
+    pub(crate) fn solved(times: Vec<f32>, values: Vec<T>, interpolation: Interpolation) -> Self {
+        debug_assert!(Self::new(times.clone(), values.clone(), interpolation).is_ok());
+        Self {
+            times,
+            values,
+            interpolation,
+        }
     }
 
     pub fn times(&self) -> &[f32] {

@@ -7,6 +7,7 @@ pub mod pose;
 pub mod profile;
 pub mod quality;
 pub mod skeleton;
+pub mod slerp;
 pub mod transform;
 
 pub use clip::{Clip, ClipError, Interpolation, JointTracks, Track};

@@ -1,11 +1,11 @@
 //! Whole clips: sample the source at the output rate, solve each frame, key the result.
 
-use super::{MAX_FRAMES, RetargetError, Retargeter};
+use super::{MAX_FRAMES, RetargetError, Retargeter, plant};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
 use crate::core::sampler::{CompiledClip, Cursor};
 use crate::core::skeleton::{MAX_EXTENT, Skeleton};
-use glam::Quat;
+use glam::{Affine3A, Quat, Vec3};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RetargetClipOptions {
@@ -37,57 +37,224 @@ impl Retargeter {
         options: &RetargetClipOptions,
     ) -> Result<Clip, RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
-        let solved = self.solve_frames(source, clip, target, frames);
-        let Solved {
-            times,
-            mut poses,
-            feet,
-            reached,
-        } = solved;
+        let mut keys = Keys::new(self, target, frames);
+        let times = if self.solve.plant_feet && !self.legs.is_empty() || !self.reach.is_empty() {
+            // Planting needs the whole clip solved before any frame is final.
+            let solved = self.solve_frames(source, clip, target, frames);
+            let Solved {
+                times,
+                mut poses,
+                feet,
+                reached,
+            } = solved;
+            self.last_plant = self.plant(target, &mut poses, &times, &feet);
+            self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
+            for (pose, &t) in poses.iter().zip(&times) {
+                keys.push(pose, t)?;
+            }
+            times
+        } else {
+            // Frame by frame: each solved pose goes straight into the keys.
+            self.last_plant = plant::PlantReport::default();
+            let compiled = CompiledClip::new(clip);
+            self.fit_compiled(source, &compiled, clip.frame_count());
+            let times = frame_times(clip, frames);
+            let mut cursor = Cursor::new(&compiled);
+            let mut source_pose = Pose::rest(source);
+            let mut target_pose = Pose::rest(target);
+            for &t in &times {
+                compiled.sample(t, &mut cursor, &mut source_pose);
+                self.retarget_pose(&source_pose, &mut target_pose);
+                keys.push(&target_pose, t)?;
+            }
+            times
+        };
+        Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
+    }
+}
+
+/// `frames` times spread evenly over the clip's own span, so that at the source's rate the
+/// output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
+fn frame_times(clip: &Clip, frames: usize) -> Vec<f32> {
+    let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
+    (0..frames)
+        .map(|k| clip.start_secs() + k as f32 * step)
+        .collect()
+}
+
+/// A retargeted clip's keys, per target joint, filled one solved pose at a time (mirrored
+/// when the solve mirrors) after a check that the pose stays within what a file may hold.
+struct Keys<'a> {
+    target: &'a Skeleton,
+    /// Per joint, a key per frame (written in place: the frame count is known).
+    rotations: Vec<Vec<Quat>>,
+    /// The joints that get a translation track (`translated`), with their keys.
+    translations: Vec<(usize, Vec<Vec3>)>,
+    /// Frames keyed so far.
+    frame: usize,
+    extent: Extent,
+    mirror: Option<(crate::core::mirror::Mirror, Pose)>,
+}
+
+impl<'a> Keys<'a> {
+    fn new(solver: &Retargeter, target: &'a Skeleton, frames: usize) -> Self {
         let n = target.len();
-        let mut worlds = vec![glam::Mat4::IDENTITY; n];
-        self.last_plant = self.plant(target, &mut poses, &times, &feet);
-        self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
-        if self.solve.mirror {
-            self.mirror_poses(target, &mut poses);
+        let moves = translated(solver, target);
+        Self {
+            target,
+            rotations: vec![vec![Quat::IDENTITY; frames]; n],
+            translations: (0..n)
+                .filter(|&j| moves[j])
+                .map(|j| (j, vec![Vec3::ZERO; frames]))
+                .collect(),
+            frame: 0,
+            extent: Extent::new(solver.target_container, n),
+            mirror: solver
+                .solve
+                .mirror
+                .then(|| (solver.mirror(target), Pose::rest(target))),
         }
-        let mut rotations = vec![Vec::with_capacity(frames); n];
-        let mut translations = vec![Vec::with_capacity(frames); n];
-        for (pose, &t) in poses.iter().zip(&times) {
-            pose.world_matrices_into(target, &mut worlds);
-            if let Some(j) = worlds.iter().position(|m| !within_extent(m)) {
-                return Err(RetargetError::Overflow {
-                    joint: target.names()[j].clone(),
-                    time: t,
-                });
+    }
+
+    /// Keys `pose` at time `t` as the next frame, or refuses it when it overflows.
+    fn push(&mut self, pose: &Pose, t: f32) -> Result<(), RetargetError> {
+        // Mirrored after planting, as the crowd paper does: on the target, after retargeting.
+        let pose = match &mut self.mirror {
+            Some((mirror, out)) => {
+                mirror.apply(pose, out);
+                &*out
             }
-            for j in 0..n {
-                rotations[j].push(pose.rotations[j]);
-                translations[j].push(pose.translations[j]);
-            }
+            None => pose,
+        };
+        if let Some(j) = self.extent.overflow(self.target, pose) {
+            return Err(RetargetError::Overflow {
+                joint: self.target.names()[j].clone(),
+                time: t,
+            });
         }
-        let mut moving = vec![false; n];
-        for j in self.moving_joints() {
-            moving[j] = true;
+        let f = self.frame;
+        for (keys, r) in self.rotations.iter_mut().zip(&pose.rotations) {
+            keys[f] = *r;
         }
-        let tracks = (0..n)
+        for (j, keys) in &mut self.translations {
+            keys[f] = pose.translations[*j];
+        }
+        self.frame += 1;
+        Ok(())
+    }
+
+    fn into_clip(
+        mut self,
+        solver: &Retargeter,
+        target: &Skeleton,
+        name: String,
+        times: Vec<f32>,
+        fps: f32,
+    ) -> Clip {
+        debug_assert_eq!(self.frame, times.len());
+        let reference = &solver.target_reference;
+        let mut translations = self.translations.into_iter().peekable();
+        let tracks = (0..target.len())
             .map(|j| {
-                make_continuous(&mut rotations[j]);
-                let reference = &self.target_reference;
+                make_continuous(&mut self.rotations[j]);
                 let rest = target.rest()[j];
-                let translation = (moving[j]
-                    || !reference.translations[j].abs_diff_eq(rest.translation, 1e-6))
-                .then(|| keyed(&times, std::mem::take(&mut translations[j])));
+                let translation = translations
+                    .next_if(|(k, _)| *k == j)
+                    .map(|(_, keys)| keyed(&times, keys));
                 let scale = (!reference.scales[j].abs_diff_eq(rest.scale, 1e-6))
                     .then(|| keyed(&times, vec![reference.scales[j]; times.len()]));
                 JointTracks {
                     translation,
-                    rotation: Some(keyed(&times, std::mem::take(&mut rotations[j]))),
+                    rotation: Some(keyed(&times, std::mem::take(&mut self.rotations[j]))),
                     scale,
                 }
             })
             .collect();
-        Ok(Clip::new(clip.name.clone(), tracks, Some(fps)))
+        Clip::new(name, tracks, Some(fps))
+    }
+}
+
+/// Per target joint, whether the clip keys its translation: joints the solve moves, and
+/// joints whose reference translation is not their rest.
+fn translated(solver: &Retargeter, target: &Skeleton) -> Vec<bool> {
+    let reference = &solver.target_reference;
+    let mut moves: Vec<bool> = (0..target.len())
+        .map(|j| {
+            let rest = target.rest()[j].translation;
+            !reference.translations[j].abs_diff_eq(rest, 1e-6)
+        })
+        .collect();
+    for j in solver.moving_joints() {
+        moves[j] = true;
+    }
+    moves
+}
+
+/// Whether a pose's world transforms stay finite and within [`MAX_EXTENT`] / 1000 (what a
+/// skeleton may hold once a writer has changed its unit, metres to millimetres, so that the
+/// clip written reads back). A bound first, cheap and conservative: no joint lies farther
+/// out than the container's offset plus every joint's offset (as |x|+|y|+|z|) stretched by
+/// all the scales above it, and no matrix holds more than those stretches. For any real
+/// rig that sum is orders of magnitude inside the limit; only a pose it cannot clear pays
+/// for exact forward kinematics.
+struct Extent {
+    container: Affine3A,
+    /// The scales the stretches were found for (they change only when a mirror swaps them).
+    scales: Vec<Vec3>,
+    /// Per joint, how much everything above it stretches its offset.
+    above: Vec<f32>,
+    /// Whether every joint's own stretch is within the limit.
+    stretch_clear: bool,
+    worlds: Vec<glam::Mat4>,
+}
+
+impl Extent {
+    const LIMIT: f32 = MAX_EXTENT / 1000.0;
+
+    fn new(container: Affine3A, joints: usize) -> Self {
+        Self {
+            container,
+            scales: Vec::new(),
+            above: vec![0.0; joints],
+            stretch_clear: false,
+            worlds: Vec::new(),
+        }
+    }
+
+    /// Each joint's stretch from above, for `scales`.
+    fn stretches(&mut self, target: &Skeleton, scales: &[Vec3]) {
+        let m = self.container.matrix3;
+        // The Frobenius norm bounds the container's largest stretch.
+        let top =
+            (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared())
+                .sqrt();
+        let mut clear = top <= Self::LIMIT;
+        for (j, parent) in target.parents().iter().enumerate() {
+            self.above[j] = parent.map_or(top, |p| self.above[p] * scales[p].abs().max_element());
+            clear &= self.above[j] * scales[j].abs().max_element() <= Self::LIMIT;
+        }
+        self.stretch_clear = clear;
+        self.scales.clear();
+        self.scales.extend_from_slice(scales);
+    }
+
+    /// The first joint whose world transform overflows, if any.
+    fn overflow(&mut self, target: &Skeleton, pose: &Pose) -> Option<usize> {
+        if self.scales != pose.scales {
+            self.stretches(target, &pose.scales);
+        }
+        let mut reach = Vec3::from(self.container.translation).abs().element_sum();
+        for (above, t) in self.above.iter().zip(&pose.translations) {
+            reach += above * t.abs().element_sum();
+        }
+        let turns: Quat = pose.rotations.iter().copied().sum();
+        // `<=` is false for NaN, and a sum holding a non-finite rotation is not finite.
+        if self.stretch_clear && reach <= Self::LIMIT && turns.is_finite() {
+            return None;
+        }
+        self.worlds.resize(target.len(), glam::Mat4::IDENTITY);
+        pose.world_matrices_under(target, glam::Mat4::from(self.container), &mut self.worlds);
+        self.worlds.iter().position(|m| !within_extent(m))
     }
 }
 
@@ -130,15 +297,10 @@ impl Retargeter {
     ) -> Solved {
         let compiled = CompiledClip::new(clip);
         self.fit_compiled(source, &compiled, clip.frame_count());
-        // Spread frames evenly over the clip's own span, so that at the source's rate the
-        // output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
-        let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
-        let times: Vec<f32> = (0..frames)
-            .map(|k| clip.start_secs() + k as f32 * step)
-            .collect();
+        let times = frame_times(clip, frames);
         let mut cursor = Cursor::new(&compiled);
+        // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
-        let rest = Pose::rest(source);
         let mut target_pose = Pose::rest(target);
         let mut poses = Vec::with_capacity(frames);
         let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
@@ -147,7 +309,6 @@ impl Retargeter {
         let source_container = glam::Mat4::from(self.source_container);
         let planting = self.solve.plant_feet && !self.legs.is_empty();
         for &t in &times {
-            source_pose.copy_from(&rest);
             compiled.sample(t, &mut cursor, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
             // Source positions only for a pass that uses them: the frame-by-frame solve
@@ -191,17 +352,6 @@ impl Retargeter {
             &self.solve.mirror_plane,
         )
     }
-
-    /// Mirrors every solved pose on the target, after planting (as the crowd paper does:
-    /// on the target skeleton, after retargeting).
-    fn mirror_poses(&self, target: &Skeleton, poses: &mut [Pose]) {
-        let mut mirror = self.mirror(target);
-        let mut out = Pose::rest(target);
-        for pose in poses {
-            mirror.apply(pose, &mut out);
-            pose.copy_from(&out);
-        }
-    }
 }
 
 /// Finite and within what a skeleton may hold ([`MAX_EXTENT`]) once a writer has changed
@@ -213,9 +363,9 @@ fn within_extent(m: &glam::Mat4) -> bool {
 }
 
 fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {
-    // Times are sorted by construction and values were checked finite frame by frame.
-    Track::new(times.to_vec(), values, Interpolation::Linear)
-        .unwrap_or_else(|e| unreachable!("retargeted keys are valid: {e}"))
+    // Times are sorted by construction; values were checked finite frame by frame
+    // (`Extent`) and rotations leave the solve at unit length.
+    Track::solved(times.to_vec(), values, Interpolation::Linear)
 }
 
 #[cfg(test)]
@@ -236,5 +386,52 @@ mod tests {
             assert!(w[0].dot(w[1]) >= 0.0);
         }
         assert!(keys[1].abs_diff_eq(q, 1e-6));
+    }
+
+    /// A chain of joints 1 unit apart on X under a container, for the extent check.
+    fn chain(n: usize, container: glam::Mat4) -> Skeleton {
+        use crate::core::skeleton::JointDef;
+        use crate::core::transform::Transform;
+        let defs = (0..n)
+            .map(|j| {
+                let rest = Transform::from_translation(Vec3::X);
+                JointDef::new(format!("j{j}"), j.checked_sub(1), rest)
+            })
+            .collect();
+        Skeleton::new("chain", container, defs).unwrap()
+    }
+
+    #[test]
+    fn the_extent_bound_clears_real_poses_and_names_the_joint_that_overflows() {
+        let s = chain(4, glam::Mat4::from_scale(Vec3::splat(100.0)));
+        let mut extent = Extent::new(Affine3A::from_scale(Vec3::splat(100.0)), s.len());
+        let mut pose = Pose::rest(&s);
+        assert_eq!(extent.overflow(&s, &pose), None);
+        assert!(
+            extent.worlds.is_empty(),
+            "a real pose needs no forward kinematics"
+        );
+        // 1e5 units out, times the container's 100: past the 1e6 a file may hold.
+        pose.translations[2] = Vec3::new(0.0, 1e5, 0.0);
+        assert_eq!(extent.overflow(&s, &pose), Some(2));
+        let mut pose = Pose::rest(&s);
+        pose.rotations[3] = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+        assert_eq!(extent.overflow(&s, &pose), Some(3));
+        let mut pose = Pose::rest(&s);
+        pose.scales[1] = Vec3::new(1.0, f32::INFINITY, 1.0);
+        assert_eq!(extent.overflow(&s, &pose), Some(1));
+    }
+
+    /// Offsets that cancel out sum past the bound, yet every joint stays near the origin:
+    /// the exact check clears the pose.
+    #[test]
+    fn a_pose_the_bound_cannot_clear_is_checked_exactly() {
+        let s = chain(3, glam::Mat4::IDENTITY);
+        let mut extent = Extent::new(Affine3A::IDENTITY, s.len());
+        let mut pose = Pose::rest(&s);
+        pose.translations[1] = Vec3::new(8e5, 0.0, 0.0);
+        pose.translations[2] = Vec3::new(-8e5, 0.0, 0.0);
+        assert_eq!(extent.overflow(&s, &pose), None);
+        assert_eq!(extent.worlds.len(), s.len(), "the exact check ran");
     }
 }

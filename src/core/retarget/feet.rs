@@ -21,25 +21,24 @@ pub(super) struct FootFit {
 
 impl FootFit {
     /// The solve offset with the source's neutral foot taken as it is while planted in
-    /// `frames` (world positions of the source, `dt` seconds apart; contacts by judge's rule;
-    /// `turns` the source foot's world rotation per frame): its average tilt away from the
+    /// `frames` (the source foot's world position per frame, `dt` seconds apart; contacts
+    /// by judge's rule; `turns` its world rotation per frame): its average tilt away from the
     /// reference pose, with the heading removed. `None` when it is never planted.
     pub fn fitted_offset(
         &self,
-        frames: &[Vec<Vec3>],
+        frames: &[Vec3],
         turns: &[Quat],
         height: f32,
         dt: f32,
     ) -> Option<Quat> {
-        let f = self.source_foot;
-        let floor = frames.iter().map(|w| w[f].y).fold(f32::INFINITY, f32::min);
+        let floor = frames.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z).length();
         let reference = self.source_reference;
         let mut sum = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
         let mut count = 0;
         for k in 1..frames.len().min(turns.len()) {
-            let speed = flat(frames[k][f] - frames[k - 1][f]) / dt.max(1e-6);
-            if frames[k][f].y - floor >= 0.04 * height || speed >= 0.10 * height {
+            let speed = flat(frames[k] - frames[k - 1]) / dt.max(1e-6);
+            if frames[k].y - floor >= 0.04 * height || speed >= 0.10 * height {
                 continue;
             }
             // From the reference to this frame: a heading (about +Y, applied last) and a tilt.
@@ -88,7 +87,7 @@ mod tests {
             .collect();
         let turns: Vec<Quat> = headings.iter().map(|h| *h * tilt * reference).collect();
         // Planted: on the floor and still.
-        let frames = vec![vec![Vec3::new(0.0, 0.05, 0.0)]; 10];
+        let frames = vec![Vec3::new(0.0, 0.05, 0.0); 10];
         let offset = fit.fitted_offset(&frames, &turns, 1.7, 1.0 / 30.0).unwrap();
         for (h, w) in headings.iter().zip(&turns) {
             let target = *w * offset;
@@ -96,9 +95,7 @@ mod tests {
             assert!(agreement > 1.0 - 1e-6, "{agreement}");
         }
         // A foot that never touches down keeps the reference's offset.
-        let flying: Vec<Vec<Vec3>> = (0..10)
-            .map(|k| vec![Vec3::new(k as f32, 1.0, 0.0)])
-            .collect();
+        let flying: Vec<Vec3> = (0..10).map(|k| Vec3::new(k as f32, 1.0, 0.0)).collect();
         assert!(
             fit.fitted_offset(&flying, &turns, 1.7, 1.0 / 30.0)
                 .is_none()

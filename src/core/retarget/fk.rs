@@ -1,15 +1,16 @@
-//! Forward-kinematics shortcuts for the translation solves: when many joints copy the
-//! source's translation (one body on both sides: every joint), walking each one's root
-//! path on both sides costs joints × depth. These compute each joint's world transform
-//! once a frame, with the same products in the same order as `chain_world`, so the result
-//! is bit for bit the same.
+//! Forward-kinematics shortcuts for the solves that place joints in the world (the root
+//! motion, copied translations, followers): walking each one's root path on both sides
+//! costs chains × depth, and the chains share their tops. These compute each joint's world
+//! transform once a frame, with the same products in the same order as `chain_world`, so
+//! the result is bit for bit the same.
 
 use super::TranslationSolve;
+use super::plan::FollowSolve;
 use super::root::RootSolve;
 use crate::core::pose::Pose;
 use glam::Affine3A;
 
-fn local(pose: &Pose, j: usize) -> Affine3A {
+pub(super) fn local(pose: &Pose, j: usize) -> Affine3A {
     Affine3A::from_scale_rotation_translation(
         pose.scales[j],
         pose.rotations[j],
@@ -17,19 +18,34 @@ fn local(pose: &Pose, j: usize) -> Affine3A {
     )
 }
 
-/// Forward kinematics of `pose` under `container`.
-pub(super) fn affines_into(
+/// Forward kinematics of `pose` under `container`, for the joints `placed` marks (a set
+/// closed under parents: every chain from the root to a joint the solves read).
+pub(super) fn place(
     container: Affine3A,
     parents: &[Option<usize>],
+    placed: &[bool],
     pose: &Pose,
     out: &mut [Affine3A],
 ) {
     for (j, parent) in parents.iter().enumerate() {
-        out[j] = match parent {
-            Some(p) => out[*p] * local(pose, j),
-            None => container * local(pose, j),
-        };
+        if placed[j] {
+            out[j] = match parent {
+                Some(p) => out[*p] * local(pose, j),
+                None => container * local(pose, j),
+            };
+        }
     }
+}
+
+/// Marks every joint of `chains` (each from the root down).
+pub(super) fn marks<'a>(joints: usize, chains: impl IntoIterator<Item = &'a [usize]>) -> Vec<bool> {
+    let mut placed = vec![false; joints];
+    for chain in chains {
+        for &j in chain {
+            placed[j] = true;
+        }
+    }
+    placed
 }
 
 /// Target world transforms computed on first use in a frame. Exact only when no joint's
@@ -40,51 +56,54 @@ pub(super) struct TargetMemo<'a> {
 }
 
 impl TargetMemo<'_> {
-    /// `chain_world(container, chain, pose)`, from what earlier chains already composed.
+    /// `chain_world(container, chain, pose)`, from what earlier chains already composed:
+    /// from the deepest joint of `chain` already known, down.
     pub fn world(&mut self, container: Affine3A, chain: &[usize], pose: &Pose) -> Affine3A {
-        let mut acc = container;
-        for &j in chain {
-            if !self.known[j] {
-                self.affine[j] = acc * local(pose, j);
-                self.known[j] = true;
-            }
-            acc = self.affine[j];
+        let known = chain.iter().rposition(|&j| self.known[j]);
+        let (mut acc, from) = match known {
+            Some(k) => (self.affine[chain[k]], k + 1),
+            None => (container, 0),
+        };
+        for &j in &chain[from..] {
+            acc *= local(pose, j);
+            self.affine[j] = acc;
+            self.known[j] = true;
         }
         acc
     }
 }
 
-/// Whether the translation solves may share a [`TargetMemo`]: in the order they run
-/// (above-pelvis solves, the pelvis of each root solve, the rest), every joint whose world
-/// a solve reads has had its last translation written before its first read; and whether
-/// it pays (the chains walked exceed the joints).
+/// Whether the solves may share a [`TargetMemo`]: in the order they run (above-pelvis
+/// translations, the pelvis of each root solve, the other translations, the followers),
+/// every joint whose world a solve reads has had its last translation written before its
+/// first read.
 pub(super) fn memo_is_exact(
     translations: &[TranslationSolve],
     roots: &[RootSolve],
+    follows: &[FollowSolve],
     n: usize,
 ) -> bool {
-    let walked: usize = translations.iter().map(|t| t.target_chain.len()).sum();
-    if walked <= n {
-        return false;
-    }
     let mut first_read = vec![usize::MAX; n];
     let mut last_write = vec![None; n];
     let mut step = 0;
-    let mut run = |reads: &[usize], write: usize| {
-        for &j in reads {
+    let mut run = |reads: &[&[usize]], write: usize| {
+        for &j in reads.iter().copied().flatten() {
             first_read[j] = first_read[j].min(step);
         }
         last_write[write] = Some(step);
         step += 1;
     };
     for t in translations.iter().filter(|t| t.above_pelvis) {
-        run(&t.target_chain, t.target);
+        run(&[&t.target_chain], t.target);
     }
     for r in roots {
-        run(&[], r.pelvis());
+        run(&[r.target_chain()], r.pelvis());
     }
     for t in translations.iter().filter(|t| !t.above_pelvis) {
-        run(&t.target_chain, t.target);
+        run(&[&t.target_chain], t.target);
+    }
+    for f in follows {
+        run(&[&f.anchor_chain, &f.parent_chain], f.target);
     }
     (0..n).all(|j| last_write[j].is_none_or(|w| w < first_read[j]))
 }
@@ -121,9 +140,8 @@ mod tests {
     #[test]
     fn the_shortcuts_give_chain_world_s_pose_bit_for_bit() {
         let (s, mut fast) = copying();
-        assert!(fast.source_fk_pays && fast.target_memo);
+        assert!(fast.target_memo);
         let mut slow = fast.clone();
-        slow.source_fk_pays = false;
         slow.target_memo = false;
         let mut pose = Pose::rest(&s);
         for j in 0..s.len() {
@@ -136,5 +154,31 @@ mod tests {
         slow.retarget_pose(&pose, &mut b);
         assert_eq!(a, b);
         assert!(a.translations[4].distance(Pose::rest(&s).translations[4]) > 1e-3);
+    }
+
+    /// Placing the marked joints gives each the transform its root path composes, bit for
+    /// bit, and leaves the unmarked ones alone.
+    #[test]
+    fn placing_marked_joints_is_chain_world() {
+        let (s, _) = copying();
+        let mut pose = Pose::rest(&s);
+        for j in 0..s.len() {
+            pose.rotations[j] = Quat::from_rotation_z(0.2 * j as f32);
+        }
+        let container = glam::Affine3A::from_rotation_y(0.4);
+        let chain = crate::core::retarget::plan::chain_to_root(s.parents(), 4);
+        let placed = super::marks(s.len(), [&chain[..]]);
+        let mut out = vec![glam::Affine3A::ZERO; s.len()];
+        super::place(container, s.parents(), &placed, &pose, &mut out);
+        for j in 0..s.len() {
+            if placed[j] {
+                let path = crate::core::retarget::plan::chain_to_root(s.parents(), j);
+                let walked = crate::core::retarget::root::chain_world(container, &path, &pose);
+                assert_eq!(out[j], walked);
+            } else {
+                assert_eq!(out[j], glam::Affine3A::ZERO);
+            }
+        }
+        assert!(!placed[5] && placed[4]);
     }
 }

@@ -6,6 +6,7 @@
 
 mod clip;
 mod feet;
+mod fit;
 mod fk;
 mod leg_options;
 mod legs_ik;
@@ -27,7 +28,6 @@ pub use root::{Legs, common_ancestor, route_to_pelvis};
 
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
 use self::root::{RootSolve, chain_world};
-use crate::core::clip::Clip;
 use crate::core::mapping::{BoneMap, TranslationMode};
 use crate::core::pose::Pose;
 use crate::core::reference::{ReferencePose, rotation_of};
@@ -111,10 +111,10 @@ pub struct Retargeter {
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
     target_height: f32,
-    /// Source chains the translation solves walk, summed, exceed the source's joints: one
-    /// forward kinematics pass a frame is cheaper.
-    source_fk_pays: bool,
-    /// The translation solves share the target's world transforms (`fk::memo_is_exact`).
+    /// Source joints the solves place in the world (the root motion's and the copied
+    /// translations' chains), each once a frame (`fk::place`).
+    source_placed: Vec<bool>,
+    /// The solves share the target's world transforms (`fk::memo_is_exact`).
     target_memo: bool,
     // Scratch, reused every frame.
     scratch: PoseScratch,
@@ -204,9 +204,13 @@ impl Retargeter {
                 }
             })
             .collect();
-        let walked: usize = translations.iter().map(|t| t.source_chain.len()).sum();
-        let source_fk_pays = walked > source.len();
-        let target_memo = fk::memo_is_exact(&translations, &roots, target.len());
+        let source_placed = fk::marks(
+            source.len(),
+            (roots.iter().flat_map(|r| r.source_chains().iter()))
+                .chain(translations.iter().map(|t| &t.source_chain))
+                .map(|c| &c[..]),
+        );
+        let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len());
         Ok(Self {
             source_parents: source.parents().to_vec(),
             source_container: Affine3A::from_mat4(source_reference.container),
@@ -236,7 +240,7 @@ impl Retargeter {
                 target_affine: vec![Affine3A::IDENTITY; target.len()],
                 target_known: vec![false; target.len()],
             },
-            source_fk_pays,
+            source_placed,
             target_memo,
         })
     }
@@ -382,19 +386,18 @@ impl Retargeter {
             &source.rotations,
             source_world,
         );
+        // The source joints the solves read, each placed once (exact: `fk`).
+        fk::place(
+            self.source_container,
+            &self.source_parents,
+            &self.source_placed,
+            source,
+            source_affine,
+        );
+        let placed = &source_affine[..];
         target.copy_from(&self.target_reference);
-        self.solve_rotations(source, target, source_world, target_world);
-        // Many joints copying the source's translation (one body on both sides: every
-        // joint) walk long chains: forward kinematics once is cheaper, and exact (`fk`).
-        let source_fk = self.source_fk_pays.then(|| {
-            fk::affines_into(
-                self.source_container,
-                &self.source_parents,
-                source,
-                source_affine,
-            );
-            &source_affine[..]
-        });
+        self.solve_rotations(placed, target, source_world, target_world);
+        // The target's world transforms, shared by the solves when that is exact.
         let mut memo = self.target_memo.then(|| {
             target_known.fill(false);
             fk::TargetMemo {
@@ -402,26 +405,30 @@ impl Retargeter {
                 known: target_known,
             }
         });
+        let container = self.target_container;
+        let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
+            Some(memo) => memo.world(container, chain, target),
+            None => chain_world(container, chain, target),
+        };
         // Parents before children: joints that copy the source's translation are placed in
         // the world, under a parent that must already be where it goes; the pelvis hangs
         // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
         // from the bind pose).
-        for k in 0..self.translations.len() {
-            if self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
-            }
+        for t in self.translations.iter().filter(|t| t.above_pelvis) {
+            let parent = world_of(&t.target_chain, target);
+            self.solve_translation(t, placed, parent, target);
         }
         for r in &self.roots {
-            r.solve(self.source_container, self.target_container, source, target);
+            let parent = world_of(r.target_chain(), target);
+            r.solve(placed, parent, target);
         }
-        for k in 0..self.translations.len() {
-            if !self.translations[k].above_pelvis {
-                self.solve_translation(k, source, source_fk, memo.as_mut(), target);
-            }
+        for t in self.translations.iter().filter(|t| !t.above_pelvis) {
+            let parent = world_of(&t.target_chain, target);
+            self.solve_translation(t, placed, parent, target);
         }
         for f in &self.follows {
-            let anchor = chain_world(self.target_container, &f.anchor_chain, target);
-            let parent = chain_world(self.target_container, &f.parent_chain, target);
+            let anchor = world_of(&f.anchor_chain, target);
+            let parent = world_of(&f.parent_chain, target);
             let world_pos = anchor.transform_point3(f.offset);
             target.translations[f.target] = parent.inverse().transform_point3(world_pos);
         }
@@ -431,7 +438,7 @@ impl Retargeter {
     /// source's world rotations; `target_world` receives the target's).
     fn solve_rotations(
         &self,
-        source: &Pose,
+        placed: &[Affine3A],
         target: &mut Pose,
         source_world: &[Quat],
         target_world: &mut [Quat],
@@ -461,7 +468,7 @@ impl Retargeter {
                 }
             };
             let world = match self.root_at[i] {
-                Some(k) => self.roots[k].hip_line_turn(self.source_container, source, world),
+                Some(k) => self.roots[k].hip_line_turn(placed, world),
                 None => world,
             };
             target_world[i] = world;
@@ -469,69 +476,27 @@ impl Retargeter {
         }
     }
 
+    /// Sets `t`'s target joint where its source joint is (scaled), under `parent` (the
+    /// world transform of its parent this frame).
     fn solve_translation(
         &self,
-        k: usize,
-        source: &Pose,
-        source_fk: Option<&[Affine3A]>,
-        memo: Option<&mut fk::TargetMemo>,
+        t: &TranslationSolve,
+        placed: &[Affine3A],
+        parent: Affine3A,
         target: &mut Pose,
     ) {
-        let t = &self.translations[k];
-        let source_pos = match (source_fk, t.source_chain.last()) {
-            (Some(world), Some(&j)) => world[j].translation,
-            _ => chain_world(self.source_container, &t.source_chain, source).translation,
+        let source_pos = match t.source_chain.last() {
+            Some(&j) => placed[j].translation,
+            None => self.source_container.translation,
         };
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
         let k = self.roots.first().map_or(1.0, |r| r.scale);
         let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
-        let parent = match memo {
-            Some(memo) => memo.world(self.target_container, &t.target_chain, target),
-            None => chain_world(self.target_container, &t.target_chain, target),
-        };
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }
 }
 
 impl Retargeter {
-    /// Fits the solve to `clip`, sampled once: the source's floor where its feet stand (the
-    /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
-    /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
-    pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
-        let compiled = crate::core::sampler::CompiledClip::new(clip);
-        self.fit_compiled(source, &compiled, clip.frame_count());
-    }
-
-    /// [`Self::fit_clip`] on the clip's compiled form (`frames`: its longest track's keys).
-    pub(crate) fn fit_compiled(
-        &mut self,
-        source: &Skeleton,
-        clip: &crate::core::sampler::CompiledClip,
-        frames: usize,
-    ) {
-        let container = glam::Mat4::from(self.source_container);
-        let sampled = SampledClip::new(source, container, clip, frames, &self.feet);
-        for (fit, turns) in self.feet.iter().zip(&sampled.foot_turns) {
-            let offset = fit
-                .fitted_offset(&sampled.positions, turns, self.source_height, sampled.dt)
-                .unwrap_or(fit.offset);
-            self.rotations[fit.target] = RotationSolve::Mapped {
-                source: fit.source_foot,
-                offset,
-            };
-        }
-        for r in &mut self.roots {
-            if let Some(floor) = r.clip_floor(&sampled.positions) {
-                r.source_floor = floor;
-                if self.same_rig {
-                    // One body (perhaps rescaled about its origin): it stands where the
-                    // source stands, in its own scale.
-                    r.target_floor = floor * r.scale;
-                }
-            }
-        }
-    }
-
     /// Sets the height the target's feet stand at (default: its reference pose's feet).
     pub fn set_target_floor(&mut self, floor: f32) {
         for r in &mut self.roots {
@@ -591,46 +556,4 @@ fn foot_fits(
             })
         })
         .collect()
-}
-
-/// A source clip sampled once for what `fit_clip` fits: world joint positions per frame and
-/// each fitted foot's world rotation.
-struct SampledClip {
-    positions: Vec<Vec<Vec3>>,
-    foot_turns: Vec<Vec<Quat>>,
-    dt: f32,
-}
-
-impl SampledClip {
-    fn new(
-        source: &Skeleton,
-        container: glam::Mat4,
-        clip: &crate::core::sampler::CompiledClip,
-        frames: usize,
-        feet: &[feet::FootFit],
-    ) -> Self {
-        let frames = frames.clamp(2, 2000);
-        let mut cursor = crate::core::sampler::Cursor::new(clip);
-        let dt = clip.duration_secs() / (frames - 1) as f32;
-        let rest = Pose::rest(source);
-        let mut pose = rest.clone();
-        let mut world = vec![glam::Mat4::IDENTITY; source.len()];
-        let mut foot_turns = vec![Vec::with_capacity(frames); feet.len()];
-        let positions = (0..frames)
-            .map(|k| {
-                pose.copy_from(&rest);
-                clip.sample(clip.start_secs() + k as f32 * dt, &mut cursor, &mut pose);
-                pose.world_matrices_under(source, container, &mut world);
-                for (fit, turns) in feet.iter().zip(&mut foot_turns) {
-                    turns.push(crate::core::reference::rotation_of(world[fit.source_foot]));
-                }
-                world.iter().map(|m| m.w_axis.truncate()).collect()
-            })
-            .collect();
-        Self {
-            positions,
-            foot_turns,
-            dt,
-        }
-    }
 }

@@ -260,12 +260,12 @@ impl RootSolve {
     /// lies along the source's hip line, measured from the joints' positions: CMU mocap
     /// turns its `LHipJoint`/`RHipJoint` under the hips, so the hips bone alone misses up
     /// to 10° of the pelvis's yaw, and the feet would be placed that far round.
-    pub fn hip_line_turn(&self, source_container: Affine3A, source: &Pose, world: Quat) -> Quat {
+    /// `placed`: the source's world transforms (at least its hip chains', `fk::place`).
+    pub fn hip_line_turn(&self, placed: &[Affine3A], world: Quat) -> Quat {
         let Some((line_ref, pelvis_ref)) = self.target_hip_line else {
             return world;
         };
-        let [l, r] = [&self.source_chains[0], &self.source_chains[1]]
-            .map(|c| Vec3::from(chain_world(source_container, c, source).translation));
+        let [l, r] = [&self.source_chains[0], &self.source_chains[1]].map(|c| end_of(placed, c));
         let from_ref = world * pelvis_ref.inverse();
         let up = from_ref * Vec3::Y;
         let flat = |v: Vec3| (v - up * v.dot(up)).try_normalize();
@@ -295,23 +295,29 @@ impl RootSolve {
         world[self.target].transform_point3(self.target_hip_offset)
     }
 
+    /// Source joints from the root down to each joint the hip point needs.
+    pub fn source_chains(&self) -> &[Vec<usize>] {
+        &self.source_chains
+    }
+
+    /// Target joints from the root down to the pelvis's parent.
+    pub fn target_chain(&self) -> &[usize] {
+        &self.target_chain
+    }
+
     /// The pelvis joint this solve moves.
     pub fn pelvis(&self) -> usize {
         self.target
     }
 
-    /// Sets the target pelvis's local translation in `target` (rotations already solved).
-    pub fn solve(
-        &self,
-        source_container: Affine3A,
-        target_container: Affine3A,
-        source: &Pose,
-        target: &mut Pose,
-    ) {
+    /// Sets the target pelvis's local translation in `target` (rotations already solved):
+    /// `placed` holds the source's world transforms (at least its hip chains'), `parent`
+    /// the world transform of the pelvis's parent.
+    pub fn solve(&self, placed: &[Affine3A], parent: Affine3A, target: &mut Pose) {
         let hip = self
             .source_chains
             .iter()
-            .map(|c| Vec3::from(chain_world(source_container, c, source).translation))
+            .map(|c| end_of(placed, c))
             .sum::<Vec3>()
             / self.source_chains.len().max(1) as f32;
         let k = self.scale;
@@ -321,7 +327,6 @@ impl RootSolve {
             want.x = self.target_ref_hip.x;
             want.z = self.target_ref_hip.z;
         }
-        let parent = chain_world(target_container, &self.target_chain, target);
         let j = self.target;
         let local = Affine3A::from_scale_rotation_translation(
             target.scales[j],
@@ -336,15 +341,18 @@ impl RootSolve {
         target.translations[j] = parent.inverse().transform_point3(pelvis_world);
     }
 
-    /// The floor of a source clip: the lowest height its feet reach over `frames` (world
-    /// positions per frame; the rule judge and `check` measure contacts against).
-    pub fn clip_floor(&self, frames: &[Vec<Vec3>]) -> Option<f32> {
-        frames
-            .iter()
-            .flat_map(|w| self.source_feet.iter().map(move |&f| w[f].y))
-            .filter(|y| y.is_finite())
-            .reduce(f32::min)
+    /// The source's foot joints (the clip's floor is the lowest they reach, by the rule
+    /// judge and `check` measure contacts against).
+    pub fn source_feet(&self) -> &[usize] {
+        &self.source_feet
     }
+}
+
+/// The world position of the end of `chain` (a source hip chain, never empty) in `placed`.
+fn end_of(placed: &[Affine3A], chain: &[usize]) -> Vec3 {
+    chain
+        .last()
+        .map_or(Vec3::ZERO, |&j| Vec3::from(placed[j].translation))
 }
 
 /// World transform at the end of `chain` (root first), composed from `pose`'s locals.

@@ -61,10 +61,22 @@ impl<T: Keyframe> Block<T> {
 
     /// Writes every track's value at `span` into `out` (indexed by joint).
     pub fn sample(&self, span: Span, out: &mut [T]) {
+        self.sample_where(span, out, |_| true);
+    }
+
+    /// Writes the value at `span` of the tracks whose joint `wanted` marks.
+    pub fn sample_some(&self, span: Span, out: &mut [T], wanted: &[bool]) {
+        self.sample_where(span, out, |j| wanted[j]);
+    }
+
+    #[inline(always)]
+    fn sample_where(&self, span: Span, out: &mut [T], wanted: impl Fn(usize) -> bool) {
         let value = self.slots() / 2;
         let hold = |key: usize, out: &mut [T]| {
             for (&j, v) in self.joints.iter().zip(self.row(key, value)) {
-                out[j as usize] = *v;
+                if wanted(j as usize) {
+                    out[j as usize] = *v;
+                }
             }
         };
         let Span::Between { prev, s, dt } = span else {
@@ -79,15 +91,19 @@ impl<T: Keyframe> Block<T> {
             Interpolation::Linear => {
                 let (a, b) = (self.row(prev, 0), self.row(next, 0));
                 for ((&j, a), b) in self.joints.iter().zip(a).zip(b) {
-                    out[j as usize] = a.lerp_to(*b, s);
+                    if wanted(j as usize) {
+                        out[j as usize] = a.lerp_to(*b, s);
+                    }
                 }
             }
             Interpolation::CubicSpline => {
                 let (p0, b0) = (self.row(prev, 1), self.row(prev, 2));
                 let (a1, p1) = (self.row(next, 0), self.row(next, 1));
                 for (k, &j) in self.joints.iter().enumerate() {
-                    out[j as usize] =
-                        T::hermite(p0[k], b0[k].scaled(dt), p1[k], a1[k].scaled(dt), s);
+                    if wanted(j as usize) {
+                        out[j as usize] =
+                            T::hermite(p0[k], b0[k].scaled(dt), p1[k], a1[k].scaled(dt), s);
+                    }
                 }
             }
         }

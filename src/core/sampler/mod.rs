@@ -121,6 +121,30 @@ impl CompiledClip {
             b.sample(spans[b.group], &mut pose.scales);
         }
     }
+
+    /// [`Self::sample`] of the joints `wanted` marks alone (the others keep what `pose`
+    /// holds): a pass that reads a few joints' chains pays only for those.
+    pub fn sample_some(
+        &self,
+        time_secs: f32,
+        cursor: &mut Cursor,
+        pose: &mut Pose,
+        wanted: &[bool],
+    ) {
+        debug_assert_eq!(pose.len(), self.joints);
+        debug_assert_eq!(wanted.len(), self.joints);
+        cursor.seek_all(&self.groups, time_secs);
+        let spans = cursor.spans();
+        for b in &self.translations {
+            b.sample_some(spans[b.group], &mut pose.translations, wanted);
+        }
+        for b in &self.rotations {
+            b.sample_some(spans[b.group], &mut pose.rotations, wanted);
+        }
+        for b in &self.scales {
+            b.sample_some(spans[b.group], &mut pose.scales, wanted);
+        }
+    }
 }
 
 /// One block's tracks before their values are laid out: group, interpolation, key count,
