@@ -108,7 +108,12 @@ impl<'a> Keys<'a> {
                 .map(|j| (j, vec![Vec3::ZERO; frames]))
                 .collect(),
             frame: 0,
-            extent: Extent::new(solver.target_container, n),
+            extent: Extent::new(
+                solver.target_container,
+                target,
+                &moves,
+                &keyed_scales(solver, target),
+            ),
             mirror: solver
                 .solve
                 .mirror
@@ -174,6 +179,22 @@ impl<'a> Keys<'a> {
     }
 }
 
+/// Per target joint, the scale the written file holds: the reference's where it keys one
+/// (it differs from the rest), else the rest's.
+fn keyed_scales(solver: &Retargeter, target: &Skeleton) -> Vec<Vec3> {
+    let reference = &solver.target_reference.scales;
+    (0..target.len())
+        .map(|j| {
+            let rest = target.rest()[j].scale;
+            if reference[j].abs_diff_eq(rest, 1e-6) {
+                rest
+            } else {
+                reference[j]
+            }
+        })
+        .collect()
+}
+
 /// Per target joint, whether the clip keys its translation: joints the solve moves, and
 /// joints whose reference translation is not their rest.
 fn translated(solver: &Retargeter, target: &Skeleton) -> Vec<bool> {
@@ -190,70 +211,84 @@ fn translated(solver: &Retargeter, target: &Skeleton) -> Vec<bool> {
     moves
 }
 
-/// Whether a pose's world transforms stay finite and within [`MAX_EXTENT`] / 1000 (what a
+/// Whether a keyed pose stays finite and within [`MAX_EXTENT`] / 1000 in the world (what a
 /// skeleton may hold once a writer has changed its unit, metres to millimetres, so that the
 /// clip written reads back). A bound first, cheap and conservative: no joint lies farther
 /// out than the container's offset plus every joint's offset (as |x|+|y|+|z|) stretched by
-/// all the scales above it, and no matrix holds more than those stretches. For any real
-/// rig that sum is orders of magnitude inside the limit; only a pose it cannot clear pays
-/// for exact forward kinematics.
+/// all the scales above it, and no matrix holds more than those stretches. Offsets and
+/// scales the clip does not key are the file's own, summed once; a frame adds the keyed
+/// offsets alone. For any real rig the sum is orders of magnitude inside the limit; only a
+/// pose it cannot clear pays for exact forward kinematics.
 struct Extent {
     container: Affine3A,
-    /// The scales the stretches were found for (they change only when a mirror swaps them).
-    scales: Vec<Vec3>,
-    /// Per joint, how much everything above it stretches its offset.
+    /// Per joint, how much everything above it stretches its offset (scales are not keyed
+    /// per frame: the file holds the reference's or the rest's).
     above: Vec<f32>,
     /// Whether every joint's own stretch is within the limit.
     stretch_clear: bool,
+    /// The container's offset and the unkeyed offsets, stretched.
+    fixed: f32,
+    /// Joints whose translation the clip keys.
+    keyed: Vec<usize>,
+    /// The pose as the file will hold it (unkeyed offsets and scales its own), for the
+    /// exact check.
+    file: Pose,
     worlds: Vec<glam::Mat4>,
 }
 
 impl Extent {
     const LIMIT: f32 = MAX_EXTENT / 1000.0;
 
-    fn new(container: Affine3A, joints: usize) -> Self {
-        Self {
-            container,
-            scales: Vec::new(),
-            above: vec![0.0; joints],
-            stretch_clear: false,
-            worlds: Vec::new(),
-        }
-    }
-
-    /// Each joint's stretch from above, for `scales`.
-    fn stretches(&mut self, target: &Skeleton, scales: &[Vec3]) {
-        let m = self.container.matrix3;
+    /// The check for `target`'s clip keyed as `keys` has it (`moves`: translation keyed;
+    /// `scales`: the scales the file holds).
+    fn new(container: Affine3A, target: &Skeleton, moves: &[bool], scales: &[Vec3]) -> Self {
+        let m = container.matrix3;
         // The Frobenius norm bounds the container's largest stretch.
         let top =
             (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared())
                 .sqrt();
+        let mut above = vec![0.0; target.len()];
         let mut clear = top <= Self::LIMIT;
+        let mut fixed = Vec3::from(container.translation).abs().element_sum();
         for (j, parent) in target.parents().iter().enumerate() {
-            self.above[j] = parent.map_or(top, |p| self.above[p] * scales[p].abs().max_element());
-            clear &= self.above[j] * scales[j].abs().max_element() <= Self::LIMIT;
+            above[j] = parent.map_or(top, |p| above[p] * scales[p].abs().max_element());
+            clear &= above[j] * scales[j].abs().max_element() <= Self::LIMIT;
+            if !moves[j] {
+                fixed += above[j] * target.rest()[j].translation.abs().element_sum();
+            }
         }
-        self.stretch_clear = clear;
-        self.scales.clear();
-        self.scales.extend_from_slice(scales);
+        Self {
+            container,
+            above,
+            stretch_clear: clear,
+            fixed,
+            keyed: (0..target.len()).filter(|&j| moves[j]).collect(),
+            file: Pose {
+                scales: scales.to_vec(),
+                ..Pose::rest(target)
+            },
+            worlds: Vec::new(),
+        }
     }
 
     /// The first joint whose world transform overflows, if any.
     fn overflow(&mut self, target: &Skeleton, pose: &Pose) -> Option<usize> {
-        if self.scales != pose.scales {
-            self.stretches(target, &pose.scales);
-        }
-        let mut reach = Vec3::from(self.container.translation).abs().element_sum();
-        for (above, t) in self.above.iter().zip(&pose.translations) {
-            reach += above * t.abs().element_sum();
+        let mut reach = self.fixed;
+        for &j in &self.keyed {
+            reach += self.above[j] * pose.translations[j].abs().element_sum();
         }
         let turns: Quat = pose.rotations.iter().copied().sum();
         // `<=` is false for NaN, and a sum holding a non-finite rotation is not finite.
         if self.stretch_clear && reach <= Self::LIMIT && turns.is_finite() {
             return None;
         }
+        let file = &mut self.file;
+        file.rotations.copy_from_slice(&pose.rotations);
+        for &j in &self.keyed {
+            file.translations[j] = pose.translations[j];
+        }
         self.worlds.resize(target.len(), glam::Mat4::IDENTITY);
-        pose.world_matrices_under(target, glam::Mat4::from(self.container), &mut self.worlds);
+        file.world_matrices_under(target, glam::Mat4::from(self.container), &mut self.worlds);
         self.worlds.iter().position(|m| !within_extent(m))
     }
 }
@@ -404,7 +439,9 @@ mod tests {
     #[test]
     fn the_extent_bound_clears_real_poses_and_names_the_joint_that_overflows() {
         let s = chain(4, glam::Mat4::from_scale(Vec3::splat(100.0)));
-        let mut extent = Extent::new(Affine3A::from_scale(Vec3::splat(100.0)), s.len());
+        let container = Affine3A::from_scale(Vec3::splat(100.0));
+        let moves = [false, false, true, false];
+        let mut extent = Extent::new(container, &s, &moves, &[Vec3::ONE; 4]);
         let mut pose = Pose::rest(&s);
         assert_eq!(extent.overflow(&s, &pose), None);
         assert!(
@@ -417,9 +454,11 @@ mod tests {
         let mut pose = Pose::rest(&s);
         pose.rotations[3] = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
         assert_eq!(extent.overflow(&s, &pose), Some(3));
-        let mut pose = Pose::rest(&s);
-        pose.scales[1] = Vec3::new(1.0, f32::INFINITY, 1.0);
-        assert_eq!(extent.overflow(&s, &pose), Some(1));
+        // A scale the file holds that stretches past the limit.
+        let mut scales = [Vec3::ONE; 4];
+        scales[1] = Vec3::new(1.0, f32::INFINITY, 1.0);
+        let mut extent = Extent::new(container, &s, &moves, &scales);
+        assert_eq!(extent.overflow(&s, &Pose::rest(&s)), Some(1));
     }
 
     /// Offsets that cancel out sum past the bound, yet every joint stays near the origin:
@@ -427,11 +466,41 @@ mod tests {
     #[test]
     fn a_pose_the_bound_cannot_clear_is_checked_exactly() {
         let s = chain(3, glam::Mat4::IDENTITY);
-        let mut extent = Extent::new(Affine3A::IDENTITY, s.len());
+        let mut extent = Extent::new(Affine3A::IDENTITY, &s, &[true; 3], &[Vec3::ONE; 3]);
         let mut pose = Pose::rest(&s);
         pose.translations[1] = Vec3::new(8e5, 0.0, 0.0);
         pose.translations[2] = Vec3::new(-8e5, 0.0, 0.0);
         assert_eq!(extent.overflow(&s, &pose), None);
         assert_eq!(extent.worlds.len(), s.len(), "the exact check ran");
+    }
+
+    /// A clip that carries the root a billion units away is refused, naming the joint and
+    /// the time; the same clip within bounds retargets.
+    #[test]
+    fn a_clip_that_overflows_is_refused_by_joint_and_time() {
+        use crate::core::mapping::BoneMap;
+        use crate::core::reference::ReferencePose;
+        let s = chain(3, glam::Mat4::IDENTITY);
+        let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
+        let mut r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+        let clip = |far: f32| {
+            let root = Track::new(
+                vec![0.0, 1.0, 2.0],
+                vec![Vec3::ZERO, Vec3::new(far, 0.0, 0.0), Vec3::ZERO],
+                Interpolation::Linear,
+            )
+            .unwrap();
+            let mut tracks = vec![JointTracks::default(); 3];
+            tracks[0].translation = Some(root);
+            Clip::new("walk", tracks, Some(1.0))
+        };
+        let options = RetargetClipOptions::default();
+        assert!(r.retarget_clip(&s, &clip(10.0), &s, &options).is_ok());
+        match r.retarget_clip(&s, &clip(1e9), &s, &options) {
+            Err(RetargetError::Overflow { joint, time }) => {
+                assert_eq!((joint.as_str(), time), ("j0", 1.0));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
