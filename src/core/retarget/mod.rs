@@ -5,6 +5,7 @@
 //! rotation `Pt` of this frame so unmapped bones in between keep their reference pose.
 
 mod clip;
+mod copies;
 mod feet;
 mod fit;
 mod fk;
@@ -78,6 +79,18 @@ struct TranslationSolve {
     /// Above a pelvis (an armature root whose bind and rest differ): solved before the
     /// pelvis, which hangs from it.
     above_pelvis: bool,
+    /// Its solve in the parent's frame, where one applies (`copies`).
+    local: Option<copies::LocalCopy>,
+}
+
+/// What one frame's translation solves read: the source pose, its placed joints and world
+/// rotations, the target's world rotations, and whether both sides are rigid (`copies`).
+struct Frame<'a> {
+    source: &'a Pose,
+    placed: &'a [Affine3A],
+    source_world: &'a [Quat],
+    target_world: &'a [Quat],
+    rigid: Option<(f32, f32)>,
 }
 
 /// Cloning copies the plan (a few kilobytes): the runtime fits one copy per clip.
@@ -114,6 +127,10 @@ pub struct Retargeter {
     /// Source joints the solves place in the world (the root motion's and the copied
     /// translations' chains), each once a frame (`fk::place`).
     source_placed: Vec<bool>,
+    /// The same, on a frame whose copied translations take their local form.
+    source_placed_rigid: Vec<bool>,
+    /// The containers' uniform scales when neither side stretches (`copies`).
+    rigid: Option<(f32, f32)>,
     /// The solves share the target's world transforms (`fk::memo_is_exact`).
     target_memo: bool,
     // Scratch, reused every frame.
@@ -201,22 +218,40 @@ impl Retargeter {
                     target_chain,
                     source_reference: src_ref.positions[p.source],
                     target_reference: tgt_ref.positions[p.target],
+                    local: None,
                 }
             })
             .collect();
-        let source_placed = fk::marks(
-            source.len(),
-            (roots.iter().flat_map(|r| r.source_chains().iter()))
-                .chain(translations.iter().map(|t| &t.source_chain))
-                .map(|c| &c[..]),
-        );
+        let mut translations = translations;
+        let locals = copies::local_copies(&translations, target.parents());
+        for (t, local) in translations.iter_mut().zip(locals) {
+            t.local = local;
+        }
+        let placed_by = |local_copies: bool| {
+            let copied = translations
+                .iter()
+                .filter(move |t| !(local_copies && t.local.is_some()));
+            fk::marks(
+                source.len(),
+                (roots.iter().flat_map(|r| r.source_chains().iter()))
+                    .chain(copied.map(|t| &t.source_chain))
+                    .map(|c| &c[..]),
+            )
+        };
+        let (source_placed, source_placed_rigid) = (placed_by(false), placed_by(true));
+        let source_container = Affine3A::from_mat4(source_reference.container);
+        let target_container = Affine3A::from_mat4(target_reference.container);
+        // Only a retargeter with local copies checks each frame for rigidity.
+        let rigid =
+            copies::rigid_scales(source_container, target_container, &target_reference.locals)
+                .filter(|_| translations.iter().any(|t| t.local.is_some()));
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len());
         Ok(Self {
             source_parents: source.parents().to_vec(),
-            source_container: Affine3A::from_mat4(source_reference.container),
+            source_container,
             source_container_rotation: rotation_of(source_reference.container),
             target_parents: target.parents().to_vec(),
-            target_container: Affine3A::from_mat4(target_reference.container),
+            target_container,
             target_container_rotation: rotation_of(target_reference.container),
             target_reference: target_reference.locals.clone(),
             rotations,
@@ -241,6 +276,8 @@ impl Retargeter {
                 target_known: vec![false; target.len()],
             },
             source_placed,
+            source_placed_rigid,
+            rigid,
             target_memo,
         })
     }
@@ -386,11 +423,16 @@ impl Retargeter {
             &source.rotations,
             source_world,
         );
+        // Copied translations in their parents' frames, where both sides are rigid.
+        let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
         // The source joints the solves read, each placed once (exact: `fk`).
         fk::place(
             self.source_container,
             &self.source_parents,
-            &self.source_placed,
+            match rigid {
+                Some(_) => &self.source_placed_rigid,
+                None => &self.source_placed,
+            },
             source,
             source_affine,
         );
@@ -410,21 +452,26 @@ impl Retargeter {
             Some(memo) => memo.world(container, chain, target),
             None => chain_world(container, chain, target),
         };
+        let frame = Frame {
+            source,
+            placed,
+            source_world,
+            target_world,
+            rigid,
+        };
         // Parents before children: joints that copy the source's translation are placed in
         // the world, under a parent that must already be where it goes; the pelvis hangs
         // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
         // from the bind pose).
         for t in self.translations.iter().filter(|t| t.above_pelvis) {
-            let parent = world_of(&t.target_chain, target);
-            self.solve_translation(t, placed, parent, target);
+            self.solve_translation(t, &frame, &mut world_of, target);
         }
         for r in &self.roots {
             let parent = world_of(r.target_chain(), target);
             r.solve(placed, parent, target);
         }
         for t in self.translations.iter().filter(|t| !t.above_pelvis) {
-            let parent = world_of(&t.target_chain, target);
-            self.solve_translation(t, placed, parent, target);
+            self.solve_translation(t, &frame, &mut world_of, target);
         }
         for f in &self.follows {
             let anchor = world_of(&f.anchor_chain, target);
@@ -476,22 +523,31 @@ impl Retargeter {
         }
     }
 
-    /// Sets `t`'s target joint where its source joint is (scaled), under `parent` (the
-    /// world transform of its parent this frame).
+    /// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
+    /// where both sides are rigid (`copies`), else in the world, under its parent's world
+    /// transform (`world_of` its chain).
     fn solve_translation(
         &self,
         t: &TranslationSolve,
-        placed: &[Affine3A],
-        parent: Affine3A,
+        frame: &Frame,
+        world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
         target: &mut Pose,
     ) {
-        let source_pos = match t.source_chain.last() {
-            Some(&j) => placed[j].translation,
-            None => self.source_container.translation,
-        };
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
         let k = self.roots.first().map_or(1.0, |r| r.scale);
+        if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last())
+        {
+            let local = frame.source.translations[s];
+            target.translations[t.target] =
+                copy.solve(local, frame.source_world, frame.target_world, k, scales);
+            return;
+        }
+        let source_pos = match t.source_chain.last() {
+            Some(&j) => frame.placed[j].translation,
+            None => self.source_container.translation,
+        };
         let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
+        let parent = world_of(&t.target_chain, target);
         target.translations[t.target] = parent.inverse().transform_point3(world_pos);
     }
 }
