@@ -67,7 +67,7 @@ pub(super) fn rigid_scales(
 }
 
 /// The scale of a rotation and uniform scale (no shear, no mirror), else `None`.
-fn uniform_scale(a: Affine3A) -> Option<f32> {
+pub(super) fn uniform_scale(a: Affine3A) -> Option<f32> {
     let m = a.matrix3;
     let c = m.x_axis.length();
     let orthogonal = [

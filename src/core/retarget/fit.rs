@@ -90,26 +90,23 @@ impl SampledClip {
                 at = source.parents()[k];
             }
         }
+        let order: Vec<usize> = (0..source.len()).filter(|&j| placed[j]).collect();
         let frames = frames.clamp(2, MAX_FIT_FRAMES);
         let dt = clip.duration_secs() / (frames - 1) as f32;
         let mut cursor = Cursor::new(clip);
         // Sampling writes the placed joints each frame; the others keep their rest.
         let mut pose = Pose::rest(source);
-        let mut world = vec![Affine3A::IDENTITY; source.len()];
+        let mut places = Places::new(source.len(), container);
         let mut positions = vec![Vec::with_capacity(frames); joints.len()];
         let mut turns = vec![Vec::with_capacity(frames); joints.len()];
         for k in 0..frames {
             let t = clip.start_secs() + k as f32 * dt;
             clip.sample_some(t, &mut cursor, &mut pose, &placed);
-            for (j, parent) in source.parents().iter().enumerate() {
-                if placed[j] {
-                    let up = parent.map_or(container, |p| world[p]);
-                    world[j] = up * super::fk::local(&pose, j);
-                }
-            }
+            places.place(source.parents(), &order, &pose);
             for (s, &j) in joints.iter().enumerate() {
-                positions[s].push(Vec3::from(world[j].translation));
-                turns[s].push(rotation_of(glam::Mat4::from(world[j])));
+                let (position, turn) = places.of(j);
+                positions[s].push(position);
+                turns[s].push(turn);
             }
         }
         Self {
@@ -124,5 +121,65 @@ impl SampledClip {
     fn track(&self, joint: usize) -> Option<(&[Vec3], &[Quat])> {
         let s = self.joints.binary_search(&joint).ok()?;
         Some((&self.positions[s], &self.turns[s]))
+    }
+}
+
+/// World positions and rotations of the placed joints of one frame: down quaternions where
+/// no joint scales (the container scaling uniformly), else through affine transforms.
+struct Places {
+    container: Affine3A,
+    /// The container's rotation and uniform scale, when it has one.
+    rigid: Option<(Quat, f32)>,
+    rotations: Vec<Quat>,
+    positions: Vec<Vec3>,
+    affine: Vec<Affine3A>,
+    /// Whether this frame went through `affine`.
+    stretched: bool,
+}
+
+impl Places {
+    fn new(joints: usize, container: Affine3A) -> Self {
+        let rigid = super::copies::uniform_scale(container)
+            .map(|c| (rotation_of(glam::Mat4::from(container)), c));
+        Self {
+            container,
+            rigid,
+            rotations: vec![Quat::IDENTITY; joints],
+            positions: vec![Vec3::ZERO; joints],
+            affine: vec![Affine3A::IDENTITY; joints],
+            stretched: false,
+        }
+    }
+
+    /// Places the joints of `order` (parents first) in `pose`.
+    fn place(&mut self, parents: &[Option<usize>], order: &[usize], pose: &Pose) {
+        let rigid = self
+            .rigid
+            .filter(|_| order.iter().all(|&j| pose.scales[j] == Vec3::ONE));
+        self.stretched = rigid.is_none();
+        let Some((turn, scale)) = rigid else {
+            for &j in order {
+                let up = parents[j].map_or(self.container, |p| self.affine[p]);
+                self.affine[j] = up * super::fk::local(pose, j);
+            }
+            return;
+        };
+        let origin = Vec3::from(self.container.translation);
+        for &j in order {
+            let (r, p) =
+                parents[j].map_or((turn, origin), |p| (self.rotations[p], self.positions[p]));
+            self.rotations[j] = r * pose.rotations[j];
+            self.positions[j] = p + r * pose.translations[j] * scale;
+        }
+    }
+
+    /// Joint `j`'s world position and rotation this frame.
+    fn of(&self, j: usize) -> (Vec3, Quat) {
+        if self.stretched {
+            let m = self.affine[j];
+            (Vec3::from(m.translation), rotation_of(glam::Mat4::from(m)))
+        } else {
+            (self.positions[j], self.rotations[j].normalize())
+        }
     }
 }
