@@ -18,34 +18,57 @@ pub(super) fn local(pose: &Pose, j: usize) -> Affine3A {
     )
 }
 
-/// Forward kinematics of `pose` under `container`, for the joints `placed` marks (a set
-/// closed under parents: every chain from the root to a joint the solves read).
+/// Forward kinematics of `pose` under `container`, for the joints of `order` (parents
+/// first, closed under parents: every chain from the root to a joint the solves read).
 pub(super) fn place(
     container: Affine3A,
     parents: &[Option<usize>],
-    placed: &[bool],
+    order: &[usize],
     pose: &Pose,
     out: &mut [Affine3A],
 ) {
-    for (j, parent) in parents.iter().enumerate() {
-        if placed[j] {
-            out[j] = match parent {
-                Some(p) => out[*p] * local(pose, j),
-                None => container * local(pose, j),
-            };
-        }
+    for &j in order {
+        out[j] = match parents[j] {
+            Some(p) => out[p] * local(pose, j),
+            None => container * local(pose, j),
+        };
     }
 }
 
-/// Marks every joint of `chains` (each from the root down).
-pub(super) fn marks<'a>(joints: usize, chains: impl IntoIterator<Item = &'a [usize]>) -> Vec<bool> {
+/// [`place`]'s positions alone (the translations of `out`; the solves that read placed
+/// source joints read nothing else), where no joint of `order` scales and the container
+/// scales uniformly by `scale`: down the world rotations the frame already has
+/// (`world_rotations`, the container's `turn` above the roots), a turn and an add a joint.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn place_positions(
+    (origin, turn, scale): (glam::Vec3A, glam::Quat, f32),
+    parents: &[Option<usize>],
+    order: &[usize],
+    pose: &Pose,
+    world_rotations: &[glam::Quat],
+    out: &mut [Affine3A],
+) {
+    for &j in order {
+        let (up, at) = match parents[j] {
+            Some(p) => (world_rotations[p], out[p].translation),
+            None => (turn, origin),
+        };
+        out[j].translation = at + glam::Vec3A::from(up * pose.translations[j]) * scale;
+    }
+}
+
+/// The joints of `chains` (each from the root down), parents first.
+pub(super) fn joints_of<'a>(
+    joints: usize,
+    chains: impl IntoIterator<Item = &'a [usize]>,
+) -> Vec<usize> {
     let mut placed = vec![false; joints];
     for chain in chains {
         for &j in chain {
             placed[j] = true;
         }
     }
-    placed
+    (0..joints).filter(|&j| placed[j]).collect()
 }
 
 /// Target world transforms computed on first use in a frame. Exact only when no joint's
@@ -167,11 +190,26 @@ mod tests {
         }
         let container = glam::Affine3A::from_rotation_y(0.4);
         let chain = crate::core::retarget::plan::chain_to_root(s.parents(), 4);
-        let placed = super::marks(s.len(), [&chain[..]]);
+        let order = super::joints_of(s.len(), [&chain[..]]);
         let mut out = vec![glam::Affine3A::ZERO; s.len()];
-        super::place(container, s.parents(), &placed, &pose, &mut out);
+        super::place(container, s.parents(), &order, &pose, &mut out);
+        // Down quaternions, the same positions within float noise.
+        let mut turns = vec![Quat::IDENTITY; s.len()];
+        crate::core::reference::world_rotations_into(
+            s.parents(),
+            Quat::from_rotation_y(0.4),
+            &pose.rotations,
+            &mut turns,
+        );
+        let mut fast = vec![glam::Affine3A::ZERO; s.len()];
+        let top = (glam::Vec3A::ZERO, Quat::from_rotation_y(0.4), 1.0);
+        super::place_positions(top, s.parents(), &order, &pose, &turns, &mut fast);
         for j in 0..s.len() {
-            if placed[j] {
+            let placed = order.contains(&j);
+            if placed {
+                assert!(fast[j].translation.abs_diff_eq(out[j].translation, 1e-6));
+            }
+            if placed {
                 let path = crate::core::retarget::plan::chain_to_root(s.parents(), j);
                 let walked = crate::core::retarget::root::chain_world(container, &path, &pose);
                 assert_eq!(out[j], walked);
@@ -179,6 +217,6 @@ mod tests {
                 assert_eq!(out[j], glam::Affine3A::ZERO);
             }
         }
-        assert!(!placed[5] && placed[4]);
+        assert_eq!(order, [0, 1, 2, 3, 4]);
     }
 }

@@ -125,10 +125,13 @@ pub struct Retargeter {
     /// The target's height in its reference pose (a planted foot's slide scales by it).
     target_height: f32,
     /// Source joints the solves place in the world (the root motion's and the copied
-    /// translations' chains), each once a frame (`fk::place`).
-    source_placed: Vec<bool>,
+    /// translations' chains), each once a frame (`fk::place`), parents first.
+    source_placed: Vec<usize>,
     /// The same, on a frame whose copied translations take their local form.
-    source_placed_rigid: Vec<bool>,
+    source_placed_rigid: Vec<usize>,
+    /// The source container's origin, turn and uniform scale, when it scales uniformly:
+    /// placed joints then go down quaternions where no joint scales (`fk::place_positions`).
+    source_top: Option<(glam::Vec3A, Quat, f32)>,
     /// The containers' uniform scales when neither side stretches (`copies`).
     rigid: Option<(f32, f32)>,
     /// The solves share the target's world transforms (`fk::memo_is_exact`).
@@ -231,7 +234,7 @@ impl Retargeter {
             let copied = translations
                 .iter()
                 .filter(move |t| !(local_copies && t.local.is_some()));
-            fk::marks(
+            fk::joints_of(
                 source.len(),
                 (roots.iter().flat_map(|r| r.source_chains().iter()))
                     .chain(copied.map(|t| &t.source_chain))
@@ -277,6 +280,10 @@ impl Retargeter {
             },
             source_placed,
             source_placed_rigid,
+            source_top: copies::uniform_scale(source_container).map(|c| {
+                let turn = rotation_of(source_reference.container);
+                (source_container.translation, turn, c)
+            }),
             rigid,
             target_memo,
         })
@@ -425,17 +432,35 @@ impl Retargeter {
         );
         // Copied translations in their parents' frames, where both sides are rigid.
         let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
-        // The source joints the solves read, each placed once (exact: `fk`).
-        fk::place(
-            self.source_container,
-            &self.source_parents,
-            match rigid {
-                Some(_) => &self.source_placed_rigid,
-                None => &self.source_placed,
-            },
-            source,
-            source_affine,
-        );
+        // The source joints the solves read, each placed once: down quaternions where no
+        // placed joint scales, else bit for bit a chain walk's products (`fk`).
+        let order = match rigid {
+            Some(_) => &self.source_placed_rigid,
+            None => &self.source_placed,
+        };
+        let unscaled = |top| {
+            order
+                .iter()
+                .all(|&j| source.scales[j] == Vec3::ONE)
+                .then_some(top)
+        };
+        match self.source_top.and_then(unscaled) {
+            Some(top) => fk::place_positions(
+                top,
+                &self.source_parents,
+                order,
+                source,
+                source_world,
+                source_affine,
+            ),
+            None => fk::place(
+                self.source_container,
+                &self.source_parents,
+                order,
+                source,
+                source_affine,
+            ),
+        }
         let placed = &source_affine[..];
         target.copy_from(&self.target_reference);
         self.solve_rotations(placed, target, source_world, target_world);

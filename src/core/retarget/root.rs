@@ -260,7 +260,7 @@ impl RootSolve {
     /// lies along the source's hip line, measured from the joints' positions: CMU mocap
     /// turns its `LHipJoint`/`RHipJoint` under the hips, so the hips bone alone misses up
     /// to 10° of the pelvis's yaw, and the feet would be placed that far round.
-    /// `placed`: the source's world transforms (at least its hip chains', `fk::place`).
+    /// `placed`: the source joints placed this frame (`fk::place`; their positions are read).
     pub fn hip_line_turn(&self, placed: &[Affine3A], world: Quat) -> Quat {
         let Some((line_ref, pelvis_ref)) = self.target_hip_line else {
             return world;
@@ -311,8 +311,8 @@ impl RootSolve {
     }
 
     /// Sets the target pelvis's local translation in `target` (rotations already solved):
-    /// `placed` holds the source's world transforms (at least its hip chains'), `parent`
-    /// the world transform of the pelvis's parent.
+    /// `placed` holds the source joints placed this frame (their positions are read: the
+    /// hip chains'), `parent` the world transform of the pelvis's parent.
     pub fn solve(&self, placed: &[Affine3A], parent: Affine3A, target: &mut Pose) {
         let hip = self
             .source_chains
