@@ -101,3 +101,27 @@ fn parallel_and_serial_updates_agree() {
     }
     assert_eq!(oa, ob);
 }
+
+#[test]
+fn the_pose_on_demand_is_the_one_the_update_wrote_matrices_of() {
+    let rig = rig();
+    let mut crowd = Crowd::new(rig.clone());
+    let away = Mat4::from_translation(Vec3::new(3.0, 0.0, -2.0));
+    crowd.spawn(0, 0.1, away, Flags::LOOP);
+    crowd.spawn(0, 0.7, Mat4::IDENTITY, Flags::LOOP | Flags::MIRROR);
+    let mut out = vec![Mat4::ZERO; crowd.output_len()];
+    for _ in 0..7 {
+        crowd.update(0.05, Output::World, &mut out);
+    }
+    let n = rig.target_len();
+    for i in 0..crowd.len() {
+        let placement = crowd.instances()[i].placement;
+        let mut want = vec![Mat4::ZERO; n];
+        crowd
+            .pose(i)
+            .world_matrices_under(rig.target(), placement * rig.container, &mut want);
+        for (got, want) in out[i * n..(i + 1) * n].iter().zip(&want) {
+            assert!(got.abs_diff_eq(*want, 1e-5), "{i}: {got} vs {want}");
+        }
+    }
+}
