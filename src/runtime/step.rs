@@ -7,7 +7,7 @@ use crate::core::mirror::MirrorScratch;
 use crate::core::pose::Pose;
 use crate::core::retarget::{PlantScratch, PoseScratch};
 use crate::core::sampler::Cursor;
-use glam::{Affine3A, Mat4};
+use glam::{Affine3A, Mat4, Quat, Vec3, Vec4, Vec4Swizzles};
 
 /// A thread's working memory: allocated once per crowd, reused every frame. The poses of
 /// a frame live here, not in the instances: an instance keeps only what the next frame
@@ -23,8 +23,8 @@ pub(super) struct Scratch {
     plant: PlantScratch,
     mirror: MirrorScratch,
     mirrored: Pose,
-    /// World transforms of the target's joints (affine: cheaper to compose than 4×4).
-    worlds: Vec<Affine3A>,
+    /// World matrices of the target's joints.
+    worlds: Vec<Mat4>,
 }
 
 impl Scratch {
@@ -38,7 +38,7 @@ impl Scratch {
             plant: solver.map(PlantScratch::new).unwrap_or_default(),
             mirror: MirrorScratch::new(&rig.mirror),
             mirrored: Pose::rest(&rig.target),
-            worlds: vec![Affine3A::IDENTITY; rig.target.len()],
+            worlds: vec![Mat4::IDENTITY; rig.target.len()],
         }
     }
 }
@@ -122,42 +122,69 @@ pub(super) fn step(
         &mut inst.cursor,
         scratch,
     );
-    let top = Affine3A::from_mat4(inst.placement * rig.container);
-    match output {
-        Output::World => forward(rig, pose, top, &mut worlds, out, |_, w| Mat4::from(w)),
-        Output::Skinning => forward(rig, pose, top, &mut worlds, out, |j, w| {
-            Mat4::from(w * rig.inverse_bind[j])
-        }),
-    }
-    scratch.worlds = worlds;
-}
-
-/// Forward kinematics of `pose` under `top`, each joint's matrix written as soon as its
-/// world transform is known: `out[j] = matrix(j, world[j])`.
-#[inline(always)]
-fn forward(
-    rig: &RigPair,
-    pose: &Pose,
-    top: Affine3A,
-    worlds: &mut [Affine3A],
-    out: &mut [Mat4],
-    matrix: impl Fn(usize, Affine3A) -> Mat4,
-) {
+    // An affine placement (as it always was: the bottom row is not read).
+    let top = Mat4::from(Affine3A::from_mat4(inst.placement * rig.container));
     let parents = rig.target.parents();
     let n = parents.len();
-    let (worlds, out) = (&mut worlds[..n], &mut out[..n]);
     let (t, r, s) = (
         &pose.translations[..n],
         &pose.rotations[..n],
         &pose.scales[..n],
     );
-    for j in 0..n {
-        let local = Affine3A::from_scale_rotation_translation(s[j], r[j], t[j]);
-        let world = match parents[j] {
-            Some(p) => worlds[p] * local,
-            None => top * local,
-        };
-        worlds[j] = world;
-        out[j] = matrix(j, world);
+    match output {
+        // The world matrices are the output: parents are read back from it.
+        Output::World => {
+            let out = &mut out[..n];
+            for j in 0..n {
+                let parent = parents[j].map_or(top, |p| out[p]);
+                out[j] = world(parent, t[j], r[j], s[j]);
+            }
+        }
+        Output::Skinning => {
+            let (out, worlds, inverse_bind) =
+                (&mut out[..n], &mut worlds[..n], &rig.inverse_bind[..n]);
+            for j in 0..n {
+                let parent = parents[j].map_or(top, |p| worlds[p]);
+                worlds[j] = world(parent, t[j], r[j], s[j]);
+                out[j] = worlds[j] * inverse_bind[j];
+            }
+        }
     }
+    scratch.worlds = worlds;
+}
+
+/// The rotation matrix of unit quaternion `q` as three columns (w lanes zero), in SIMD
+/// lanes: `1 - 2(y² + z²), 2(xy + wz), 2(xz - wy)` and the like, each column two lane-wise
+/// products of swizzles.
+#[inline(always)]
+pub(super) fn axes(q: Quat) -> [Vec4; 3] {
+    let v = Vec4::from(q);
+    let v2 = v + v;
+    let x = Vec4::X
+        + v.yxxw() * v2.yyzw() * Vec4::new(-1.0, 1.0, 1.0, 0.0)
+        + v.zwww() * v2.zzyw() * Vec4::new(-1.0, 1.0, -1.0, 0.0);
+    let y = Vec4::Y
+        + v.yxyw() * v2.xxzw() * Vec4::new(1.0, -1.0, 1.0, 0.0)
+        + v.wzww() * v2.zzxw() * Vec4::new(-1.0, -1.0, 1.0, 0.0);
+    let z = Vec4::Z
+        + v.zzxw() * v2.xyxw() * Vec4::new(1.0, 1.0, -1.0, 0.0)
+        + v.wwyw() * v2.yxyw() * Vec4::new(1.0, -1.0, -1.0, 0.0);
+    [x, y, z]
+}
+
+/// Joint `j`'s world matrix under its parent's (affine): composed from the parent's
+/// columns and the joint's local rotation, scale and translation without building the
+/// local matrix.
+#[inline(always)]
+fn world(parent: Mat4, t: Vec3, r: Quat, s: Vec3) -> Mat4 {
+    let p = parent;
+    let [x, y, z] = axes(r);
+    let (x, y, z) = (x * s.x, y * s.y, z * s.z);
+    let col = |a: Vec4| p.x_axis * a.x + p.y_axis * a.y + p.z_axis * a.z;
+    Mat4::from_cols(
+        col(x),
+        col(y),
+        col(z),
+        p.x_axis * t.x + p.y_axis * t.y + p.z_axis * t.z + p.w_axis,
+    )
 }

@@ -125,3 +125,17 @@ fn the_pose_on_demand_is_the_one_the_update_wrote_matrices_of() {
         }
     }
 }
+
+#[test]
+fn the_forward_kinematics_rotation_columns_are_glam_s() {
+    for k in 0..200 {
+        let a = k as f32 * 0.37;
+        let axis = Vec3::new(a.sin(), (1.3 * a).cos(), 0.4 + (0.7 * a).sin()).normalize();
+        let q = Quat::from_axis_angle(axis, a * 1.9 - 3.0);
+        let m = Mat4::from_quat(q);
+        let [x, y, z] = super::step::axes(q);
+        for (got, want) in [(x, m.x_axis), (y, m.y_axis), (z, m.z_axis)] {
+            assert!(got.abs_diff_eq(want, 1e-6), "{q}: {got} vs {want}");
+        }
+    }
+}
