@@ -97,7 +97,7 @@ impl Crowd {
             inst.time,
             inst.flags,
             &mut cursor,
-            &mut scratch,
+            &mut scratch.poses,
         )
         .clone()
     }

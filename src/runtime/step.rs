@@ -11,8 +11,17 @@ use glam::{Affine3A, Mat4, Quat, Vec3, Vec4, Vec4Swizzles};
 
 /// A thread's working memory: allocated once per crowd, reused every frame. The poses of
 /// a frame live here, not in the instances: an instance keeps only what the next frame
-/// needs, so a frame writes each instance's matrices and little else.
+/// needs, so a frame writes each instance's matrices and little else. Aligned apart so
+/// that two threads' scratch never share a cache line.
+#[repr(align(128))]
 pub(super) struct Scratch {
+    pub poses: PoseWork,
+    /// World matrices of the target's joints (for skinning matrices).
+    worlds: Vec<Mat4>,
+}
+
+/// Where an instance's pose is solved.
+pub(super) struct PoseWork {
     source: Pose,
     /// The clip whose animated properties `source` holds (over the source's rest pose);
     /// `None` before the first sample. A clip's sample writes the same properties every
@@ -23,21 +32,21 @@ pub(super) struct Scratch {
     plant: PlantScratch,
     mirror: MirrorScratch,
     mirrored: Pose,
-    /// World matrices of the target's joints.
-    worlds: Vec<Mat4>,
 }
 
 impl Scratch {
     pub fn new(rig: &RigPair) -> Self {
         let solver = &rig.clips.first().map(|c| &c.solver);
         Self {
-            source: rig.source_rest.clone(),
-            sampled: None,
-            target: Pose::rest(&rig.target),
-            pose: solver.map(PoseScratch::new).unwrap_or_default(),
-            plant: solver.map(PlantScratch::new).unwrap_or_default(),
-            mirror: MirrorScratch::new(&rig.mirror),
-            mirrored: Pose::rest(&rig.target),
+            poses: PoseWork {
+                source: rig.source_rest.clone(),
+                sampled: None,
+                target: Pose::rest(&rig.target),
+                pose: solver.map(PoseScratch::new).unwrap_or_default(),
+                plant: solver.map(PlantScratch::new).unwrap_or_default(),
+                mirror: MirrorScratch::new(&rig.mirror),
+                mirrored: Pose::rest(&rig.target),
+            },
             worlds: vec![Mat4::IDENTITY; rig.target.len()],
         }
     }
@@ -70,7 +79,7 @@ pub(super) fn solve<'s>(
     time: f32,
     flags: Flags,
     cursor: &mut Cursor,
-    scratch: &'s mut Scratch,
+    scratch: &'s mut PoseWork,
 ) -> &'s Pose {
     let c = &rig.clips[clip as usize];
     if scratch.sampled != Some(clip) {
@@ -113,14 +122,14 @@ pub(super) fn step(
         c.duration_secs(),
         looping,
     );
-    let mut worlds = std::mem::take(&mut scratch.worlds);
+    let Scratch { poses, worlds } = scratch;
     let pose = solve(
         rig,
         inst.clip,
         inst.time,
         inst.flags,
         &mut inst.cursor,
-        scratch,
+        poses,
     );
     // An affine placement (as it always was: the bottom row is not read).
     let top = Mat4::from(Affine3A::from_mat4(inst.placement * rig.container));
@@ -150,7 +159,6 @@ pub(super) fn step(
             }
         }
     }
-    scratch.worlds = worlds;
 }
 
 /// The rotation matrix of unit quaternion `q` as three columns (w lanes zero), in SIMD
