@@ -3,7 +3,7 @@
 use super::Output;
 use super::instance::{Flags, Instance};
 use super::rig::RigPair;
-use super::step::{Scratch, solve, step};
+use super::step::{STREAM_BYTES, Scratch, fence, solve, step};
 use crate::core::pose::Pose;
 use crate::core::sampler::Cursor;
 use glam::Mat4;
@@ -123,13 +123,22 @@ impl Crowd {
         }
         let chunk = self.instances.len().div_ceil(self.scratch.len());
         let rig = &*self.rig;
+        let streamed = size_of_val(out) > STREAM_BYTES;
         self.instances
             .par_chunks_mut(chunk)
             .zip(out.par_chunks_mut(chunk * n))
             .zip(self.scratch.par_iter_mut())
             .for_each(|((instances, out), scratch)| {
-                for (inst, out) in instances.iter_mut().zip(out.chunks_exact_mut(n)) {
-                    step(rig, inst, dt, output, scratch, out);
+                let instances = instances.iter_mut().zip(out.chunks_exact_mut(n));
+                if streamed {
+                    for (inst, out) in instances {
+                        step::<true>(rig, inst, dt, output, scratch, out);
+                    }
+                    fence();
+                } else {
+                    for (inst, out) in instances {
+                        step::<false>(rig, inst, dt, output, scratch, out);
+                    }
                 }
             });
     }
@@ -143,12 +152,20 @@ impl Crowd {
             "one block of matrices per instance"
         );
         let (rig, scratch) = (&*self.rig, &mut self.scratch[0]);
-        for (inst, out) in self
+        let streamed = size_of_val(out) > STREAM_BYTES;
+        let instances = self
             .instances
             .iter_mut()
-            .zip(out.chunks_exact_mut(n.max(1)))
-        {
-            step(rig, inst, dt, output, scratch, out);
+            .zip(out.chunks_exact_mut(n.max(1)));
+        if streamed {
+            for (inst, out) in instances {
+                step::<true>(rig, inst, dt, output, scratch, out);
+            }
+            fence();
+        } else {
+            for (inst, out) in instances {
+                step::<false>(rig, inst, dt, output, scratch, out);
+            }
         }
     }
 }

@@ -103,8 +103,15 @@ pub(super) fn solve<'s>(
     &scratch.target
 }
 
-/// Updates `inst` by `dt` and writes its matrices into `out` (`target_len()` of them).
-pub(super) fn step(
+/// Output larger than this is streamed to memory past the caches ([`stream`]): it cannot
+/// stay cached until the caller reads it, and streaming saves reading each line in before
+/// writing it (10,000 instances of 43 or 65 joints: 27 or 42 MB, 8 to 15 % faster; 1,000
+/// instances, 2.8 MB that stay in cache, 5 % slower streamed).
+pub(super) const STREAM_BYTES: usize = 8 << 20;
+
+/// Updates `inst` by `dt` and writes its matrices into `out` (`target_len()` of them),
+/// streamed past the caches when `STREAM` (then [`fence`] before the writes are read).
+pub(super) fn step<const STREAM: bool>(
     rig: &RigPair,
     inst: &mut Instance,
     dt: f32,
@@ -140,25 +147,71 @@ pub(super) fn step(
         &pose.rotations[..n],
         &pose.scales[..n],
     );
+    let (out, worlds) = (&mut out[..n], &mut worlds[..n]);
     match output {
-        // The world matrices are the output: parents are read back from it.
-        Output::World => {
-            let out = &mut out[..n];
+        // The world matrices are the output: parents are read back from it (not when
+        // streamed: those writes bypass the cache).
+        Output::World if !STREAM => {
             for j in 0..n {
                 let parent = parents[j].map_or(top, |p| out[p]);
                 out[j] = world(parent, t[j], r[j], s[j]);
             }
         }
-        Output::Skinning => {
-            let (out, worlds, inverse_bind) =
-                (&mut out[..n], &mut worlds[..n], &rig.inverse_bind[..n]);
+        Output::World => {
             for j in 0..n {
                 let parent = parents[j].map_or(top, |p| worlds[p]);
                 worlds[j] = world(parent, t[j], r[j], s[j]);
-                out[j] = worlds[j] * inverse_bind[j];
+                stream(&mut out[j], worlds[j]);
+            }
+        }
+        Output::Skinning => {
+            let inverse_bind = &rig.inverse_bind[..n];
+            for j in 0..n {
+                let parent = parents[j].map_or(top, |p| worlds[p]);
+                worlds[j] = world(parent, t[j], r[j], s[j]);
+                let m = worlds[j] * inverse_bind[j];
+                if STREAM {
+                    stream(&mut out[j], m);
+                } else {
+                    out[j] = m;
+                }
             }
         }
     }
+}
+
+/// `*to = m` with non-temporal stores: written to memory without reading the line into
+/// the cache first. Call [`fence`] before anything reads what was streamed.
+#[inline(always)]
+fn stream(to: &mut Mat4, m: Mat4) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128, _mm_stream_ps};
+        const { assert!(align_of::<Mat4>() >= 16) };
+        let p = (to as *mut Mat4).cast::<f32>();
+        // SAFETY: `p` points to a `Mat4` we hold exclusively (`to`), 16-byte aligned (the
+        // assertion above), so the four aligned 16-byte stores write exactly its 64 bytes.
+        unsafe {
+            _mm_stream_ps(p, __m128::from(m.x_axis));
+            _mm_stream_ps(p.add(4), __m128::from(m.y_axis));
+            _mm_stream_ps(p.add(8), __m128::from(m.z_axis));
+            _mm_stream_ps(p.add(12), __m128::from(m.w_axis));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *to = m;
+    }
+}
+
+/// Orders streamed writes before the writes that follow (rayon's signal that a chunk is
+/// done): after it, any thread that sees the chunk done sees its matrices.
+pub(super) fn fence() {
+    // SAFETY: SSE, which `sfence` needs, is part of x86_64.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// The rotation matrix of unit quaternion `q` as three columns (w lanes zero), in SIMD

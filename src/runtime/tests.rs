@@ -139,3 +139,42 @@ fn the_forward_kinematics_rotation_columns_are_glam_s() {
         }
     }
 }
+
+#[test]
+fn streamed_output_is_the_cached_output() {
+    let rig = rig();
+    let (mut big, mut small) = (Crowd::new(rig.clone()), Crowd::new(rig.clone()));
+    let count = super::step::STREAM_BYTES / (64 * rig.target_len()) + 100;
+    let at = |k: usize| Mat4::from_translation(Vec3::new(k as f32, 0.0, 0.0));
+    let sampled: Vec<usize> = (0..count).step_by(997).collect();
+    for k in 0..count {
+        big.spawn(0, k as f32 * 0.013, at(k), Flags::LOOP);
+    }
+    for &k in &sampled {
+        small.spawn(0, k as f32 * 0.013, at(k), Flags::LOOP);
+    }
+    let n = rig.target_len();
+    for output in [Output::World, Output::Skinning] {
+        let mut a = vec![Mat4::ZERO; big.output_len()];
+        let mut b = vec![Mat4::ZERO; small.output_len()];
+        assert!(size_of_val(&a[..]) > super::step::STREAM_BYTES);
+        big.update(0.01, output, &mut a);
+        small.update(0.01, output, &mut b);
+        for (i, &k) in sampled.iter().enumerate() {
+            assert_eq!(
+                a[k * n..(k + 1) * n],
+                b[i * n..(i + 1) * n],
+                "{output:?} {k}"
+            );
+        }
+        big.update_serial(0.01, output, &mut a);
+        small.update_serial(0.01, output, &mut b);
+        for (i, &k) in sampled.iter().enumerate() {
+            assert_eq!(
+                a[k * n..(k + 1) * n],
+                b[i * n..(i + 1) * n],
+                "{output:?} {k}"
+            );
+        }
+    }
+}
