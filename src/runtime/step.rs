@@ -169,7 +169,7 @@ pub(super) fn step<const STREAM: bool>(
             for j in 0..n {
                 let parent = parents[j].map_or(top, |p| worlds[p]);
                 worlds[j] = world(parent, t[j], r[j], s[j]);
-                let m = worlds[j] * inverse_bind[j];
+                let m = affine_product(worlds[j], inverse_bind[j]);
                 if STREAM {
                     stream(&mut out[j], m);
                 } else {
@@ -178,6 +178,19 @@ pub(super) fn step<const STREAM: bool>(
             }
         }
     }
+}
+
+/// `a * b` for affine matrices (bottom rows `0 0 0 1`): the 4×4 product without the terms
+/// that are zero.
+#[inline(always)]
+fn affine_product(a: Mat4, b: Mat4) -> Mat4 {
+    let col = |v: Vec4| a.x_axis * v.x + a.y_axis * v.y + a.z_axis * v.z;
+    Mat4::from_cols(
+        col(b.x_axis),
+        col(b.y_axis),
+        col(b.z_axis),
+        col(b.w_axis) + a.w_axis,
+    )
 }
 
 /// `*to = m` with non-temporal stores: written to memory without reading the line into
