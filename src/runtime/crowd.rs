@@ -84,9 +84,10 @@ impl Crowd {
         &mut self.instances[i]
     }
 
-    /// Instance `i`'s target pose (local transforms) at its time, clip and flags: after
-    /// an update, the pose that update wrote the matrices of. Solved again here (the
-    /// instances keep no pose, see [`Self::update`]); allocates, so not for every frame.
+    /// Instance `i`'s target pose (local transforms) at its time, clip and flags: right
+    /// after an update (before a seek, clip or flag change), the pose that update wrote the
+    /// matrices of. Solved again here (the instances keep no pose, see [`Self::update`]);
+    /// allocates, so not for every frame.
     pub fn pose(&self, i: usize) -> Pose {
         let inst = &self.instances[i];
         let mut cursor = inst.cursor.clone();
