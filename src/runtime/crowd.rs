@@ -3,7 +3,8 @@
 use super::Output;
 use super::instance::{Flags, Instance};
 use super::rig::RigPair;
-use super::step::{Scratch, step};
+use super::step::{STREAM_BYTES, Scratch, fence, solve, step};
+use crate::core::pose::Pose;
 use crate::core::sampler::Cursor;
 use glam::Mat4;
 use rayon::prelude::*;
@@ -35,7 +36,7 @@ impl Crowd {
     }
 
     /// Adds a character playing clip `clip` from `time` (seconds on the clip's clock) at
-    /// `placement`; returns its index. Allocates its pose and cursor (once).
+    /// `placement`; returns its index. Allocates its cursor (once).
     pub fn spawn(&mut self, clip: usize, time: f32, placement: Mat4, flags: Flags) -> usize {
         assert!(
             clip < self.rig.clip_count(),
@@ -44,7 +45,6 @@ impl Crowd {
         let mut cursor = Cursor::default();
         cursor.reserve(self.rig.max_groups);
         cursor.reset(self.rig.clip(clip));
-        let solver = self.rig.solver(clip);
         self.instances.push(Instance {
             clip: clip as u32,
             time,
@@ -52,7 +52,6 @@ impl Crowd {
             flags,
             placement,
             cursor,
-            pose: solver.target_reference().clone(),
         });
         self.instances.len() - 1
     }
@@ -85,6 +84,25 @@ impl Crowd {
         &mut self.instances[i]
     }
 
+    /// Instance `i`'s target pose (local transforms) at its time, clip and flags: right
+    /// after an update (before a seek, clip or flag change), the pose that update wrote the
+    /// matrices of. Solved again here (the instances keep no pose, see [`Self::update`]);
+    /// allocates, so not for every frame.
+    pub fn pose(&self, i: usize) -> Pose {
+        let inst = &self.instances[i];
+        let mut cursor = inst.cursor.clone();
+        let mut scratch = Scratch::new(&self.rig);
+        solve(
+            &self.rig,
+            inst.clip,
+            inst.time,
+            inst.flags,
+            &mut cursor,
+            &mut scratch.poses,
+        )
+        .clone()
+    }
+
     /// Matrices `update` writes: `len() * rig().target_len()`.
     pub fn output_len(&self) -> usize {
         self.instances.len() * self.rig.target_len()
@@ -93,6 +111,7 @@ impl Crowd {
     /// Advances every instance by `dt` seconds and writes its matrices into `out`
     /// (instance `i`'s at `i * target_len()..`), in parallel on the current rayon pool
     /// (run it inside `ThreadPool::install` to choose the threads). Allocates nothing.
+    /// The poses are solved in per-thread scratch and not kept ([`Self::pose`] gives one).
     pub fn update(&mut self, dt: f32, output: Output, out: &mut [Mat4]) {
         let n = self.rig.target_len();
         assert_eq!(
@@ -105,13 +124,22 @@ impl Crowd {
         }
         let chunk = self.instances.len().div_ceil(self.scratch.len());
         let rig = &*self.rig;
+        let streamed = size_of_val(out) > STREAM_BYTES;
         self.instances
             .par_chunks_mut(chunk)
             .zip(out.par_chunks_mut(chunk * n))
             .zip(self.scratch.par_iter_mut())
             .for_each(|((instances, out), scratch)| {
-                for (inst, out) in instances.iter_mut().zip(out.chunks_exact_mut(n)) {
-                    step(rig, inst, dt, output, scratch, out);
+                let instances = instances.iter_mut().zip(out.chunks_exact_mut(n));
+                if streamed {
+                    for (inst, out) in instances {
+                        step::<true>(rig, inst, dt, output, scratch, out);
+                    }
+                    fence();
+                } else {
+                    for (inst, out) in instances {
+                        step::<false>(rig, inst, dt, output, scratch, out);
+                    }
                 }
             });
     }
@@ -125,12 +153,20 @@ impl Crowd {
             "one block of matrices per instance"
         );
         let (rig, scratch) = (&*self.rig, &mut self.scratch[0]);
-        for (inst, out) in self
+        let streamed = size_of_val(out) > STREAM_BYTES;
+        let instances = self
             .instances
             .iter_mut()
-            .zip(out.chunks_exact_mut(n.max(1)))
-        {
-            step(rig, inst, dt, output, scratch, out);
+            .zip(out.chunks_exact_mut(n.max(1)));
+        if streamed {
+            for (inst, out) in instances {
+                step::<true>(rig, inst, dt, output, scratch, out);
+            }
+            fence();
+        } else {
+            for (inst, out) in instances {
+                step::<false>(rig, inst, dt, output, scratch, out);
+            }
         }
     }
 }

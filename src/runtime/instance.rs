@@ -1,6 +1,5 @@
 //! One character of a crowd: only what differs between characters.
 
-use crate::core::pose::Pose;
 use crate::core::sampler::Cursor;
 use glam::Mat4;
 
@@ -39,8 +38,9 @@ impl std::ops::BitOr for Flags {
 }
 
 /// A playing character: its clip (an index into its [`super::RigPair`]'s clips), its time,
-/// speed, flags and placement in the world, its cursor into the clip and its target pose
-/// (local transforms, as the last update left them).
+/// speed, flags and placement in the world and its cursor into the clip. Its pose is not
+/// kept: an update writes matrices, and [`super::Crowd::pose`] solves the pose again on
+/// demand.
 #[derive(Clone, Debug)]
 pub struct Instance {
     pub(super) clip: u32,
@@ -51,7 +51,6 @@ pub struct Instance {
     /// World from this character (applied above the skeleton's container).
     pub placement: Mat4,
     pub(super) cursor: Cursor,
-    pub(super) pose: Pose,
 }
 
 impl Instance {
@@ -69,17 +68,8 @@ impl Instance {
         self.time = time;
     }
 
-    /// The target's local pose from the last update.
-    pub fn pose(&self) -> &Pose {
-        &self.pose
-    }
-
-    /// Bytes this instance holds on the heap (its pose and cursor).
+    /// Bytes this instance holds on the heap (its cursor).
     pub fn heap_bytes(&self) -> usize {
-        let pose = &self.pose;
-        pose.translations.capacity() * 12
-            + pose.rotations.capacity() * 16
-            + pose.scales.capacity() * 12
-            + self.cursor.heap_bytes()
+        self.cursor.heap_bytes()
     }
 }

@@ -5,8 +5,10 @@
 //! an [`Arc`](std::sync::Arc)'d [`RigPair`]: the retargeter fitted to each clip, each clip's
 //! compiled (sampled) form, its precomputed planted feet, the mirror, the inverse bind
 //! matrices. A [`Crowd`] holds the [`Instance`]s of one pair; each instance holds only
-//! its clip index, its time, speed and flags, its placement, its sampling cursor and its
-//! target pose. Per-thread scratch lives in the crowd, allocated once.
+//! its clip index, its time, speed and flags, its placement and its sampling cursor.
+//! Per-thread scratch lives in the crowd, allocated once: each frame's poses are solved
+//! there and not kept, so a frame's memory traffic is mostly the matrices it writes
+//! ([`Crowd::pose`] solves an instance's pose again on demand).
 //!
 //! [`Crowd::update`] advances every instance by `dt` and, per instance: samples its clip
 //! at its own time (a cursor: no search for a forward step), retargets the pose, plants

@@ -46,7 +46,7 @@ pub struct RigPair {
     pub(super) mirror: Mirror,
     /// The target's container as the solve has it (world from skeleton).
     pub(super) container: Mat4,
-    pub(super) inverse_bind: Vec<Affine3A>,
+    pub(super) inverse_bind: Vec<Mat4>,
     /// Most key-time groups of any clip (each instance's cursor is sized for it).
     pub(super) max_groups: usize,
 }
@@ -100,7 +100,7 @@ impl RigPair {
             container,
             inverse_bind: bind_world
                 .iter()
-                .map(|m| Affine3A::from_mat4(*m).inverse())
+                .map(|m| Mat4::from(Affine3A::from_mat4(*m).inverse()))
                 .collect(),
         })
     }

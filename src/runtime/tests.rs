@@ -101,3 +101,80 @@ fn parallel_and_serial_updates_agree() {
     }
     assert_eq!(oa, ob);
 }
+
+#[test]
+fn the_pose_on_demand_is_the_one_the_update_wrote_matrices_of() {
+    let rig = rig();
+    let mut crowd = Crowd::new(rig.clone());
+    let away = Mat4::from_translation(Vec3::new(3.0, 0.0, -2.0));
+    crowd.spawn(0, 0.1, away, Flags::LOOP);
+    crowd.spawn(0, 0.7, Mat4::IDENTITY, Flags::LOOP | Flags::MIRROR);
+    let mut out = vec![Mat4::ZERO; crowd.output_len()];
+    for _ in 0..7 {
+        crowd.update(0.05, Output::World, &mut out);
+    }
+    let n = rig.target_len();
+    for i in 0..crowd.len() {
+        let placement = crowd.instances()[i].placement;
+        let mut want = vec![Mat4::ZERO; n];
+        crowd
+            .pose(i)
+            .world_matrices_under(rig.target(), placement * rig.container, &mut want);
+        for (got, want) in out[i * n..(i + 1) * n].iter().zip(&want) {
+            assert!(got.abs_diff_eq(*want, 1e-5), "{i}: {got} vs {want}");
+        }
+    }
+}
+
+#[test]
+fn the_forward_kinematics_rotation_columns_are_glam_s() {
+    for k in 0..200 {
+        let a = k as f32 * 0.37;
+        let axis = Vec3::new(a.sin(), (1.3 * a).cos(), 0.4 + (0.7 * a).sin()).normalize();
+        let q = Quat::from_axis_angle(axis, a * 1.9 - 3.0);
+        let m = Mat4::from_quat(q);
+        let [x, y, z] = super::step::axes(q);
+        for (got, want) in [(x, m.x_axis), (y, m.y_axis), (z, m.z_axis)] {
+            assert!(got.abs_diff_eq(want, 1e-6), "{q}: {got} vs {want}");
+        }
+    }
+}
+
+#[test]
+fn streamed_output_is_the_cached_output() {
+    let rig = rig();
+    let (mut big, mut small) = (Crowd::new(rig.clone()), Crowd::new(rig.clone()));
+    let count = super::step::STREAM_BYTES / (64 * rig.target_len()) + 100;
+    let at = |k: usize| Mat4::from_translation(Vec3::new(k as f32, 0.0, 0.0));
+    let sampled: Vec<usize> = (0..count).step_by(997).collect();
+    for k in 0..count {
+        big.spawn(0, k as f32 * 0.013, at(k), Flags::LOOP);
+    }
+    for &k in &sampled {
+        small.spawn(0, k as f32 * 0.013, at(k), Flags::LOOP);
+    }
+    let n = rig.target_len();
+    for output in [Output::World, Output::Skinning] {
+        let mut a = vec![Mat4::ZERO; big.output_len()];
+        let mut b = vec![Mat4::ZERO; small.output_len()];
+        assert!(size_of_val(&a[..]) > super::step::STREAM_BYTES);
+        big.update(0.01, output, &mut a);
+        small.update(0.01, output, &mut b);
+        for (i, &k) in sampled.iter().enumerate() {
+            assert_eq!(
+                a[k * n..(k + 1) * n],
+                b[i * n..(i + 1) * n],
+                "{output:?} {k}"
+            );
+        }
+        big.update_serial(0.01, output, &mut a);
+        small.update_serial(0.01, output, &mut b);
+        for (i, &k) in sampled.iter().enumerate() {
+            assert_eq!(
+                a[k * n..(k + 1) * n],
+                b[i * n..(i + 1) * n],
+                "{output:?} {k}"
+            );
+        }
+    }
+}

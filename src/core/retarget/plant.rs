@@ -307,7 +307,7 @@ impl Retargeter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn solve_leg(
+    pub(super) fn solve_leg(
         &self,
         target: &Skeleton,
         leg: &LegIk,
@@ -320,9 +320,10 @@ impl Retargeter {
         let at = |j: usize| world[j].w_axis.truncate();
         let pelvis = self.roots.first().map(|r| r.pelvis());
         let parent_turn = |j: usize| {
-            target.parents()[j].map_or(rotation_of(Mat4::from(self.target_container)), |p| {
-                rotations[p]
-            })
+            target.parents()[j].map_or_else(
+                || rotation_of(Mat4::from(self.target_container)),
+                |p| rotations[p],
+            )
         };
         match &leg.kind {
             LegKind::Path {
