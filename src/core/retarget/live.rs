@@ -9,8 +9,6 @@
 //! at any time, interpolated between frames. At the clip's frame times the result is
 //! `retarget_clip`'s planted pose.
 
-use super::leg_options::PoleAt;
-use super::legs_ik::LegKind;
 use super::{RetargetClipOptions, RetargetError, Retargeter};
 use crate::core::clip::Clip;
 use crate::core::pose::Pose;
@@ -177,35 +175,6 @@ impl Retargeter {
         }))
     }
 
-    /// The joints a leg's solve reads the world transform or rotation of, with their
-    /// ancestors, in index order (a parent's index is below its children's).
-    fn placed_for_legs(&self) -> Vec<usize> {
-        let parents = &self.target_parents;
-        let mut placed = vec![false; parents.len()];
-        let mut place = |joint: usize| {
-            let mut at = Some(joint).filter(|&j| j < parents.len());
-            while let Some(j) = at.filter(|&j| !placed[j]) {
-                placed[j] = true;
-                at = parents[j];
-            }
-        };
-        for leg in &self.legs {
-            match &leg.kind {
-                LegKind::Path { joints, .. } => joints.iter().for_each(|&j| place(j)),
-                LegKind::Detached {
-                    upper, lower, foot, ..
-                } => [*upper, *lower, *foot].into_iter().for_each(&mut place),
-            }
-            if let PoleAt::Joint(j) = leg.pole {
-                place(j);
-            }
-        }
-        if let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) {
-            place(pelvis);
-        }
-        (0..parents.len()).filter(|&j| placed[j]).collect()
-    }
-
     /// Plants the legs of `pose` (solved by this retargeter at `time`) on `track`'s goals:
     /// the hips lowered, then each leg solved. Allocates nothing.
     pub fn plant_at(
@@ -223,44 +192,7 @@ impl Retargeter {
         if let Some(hips) = &track.hips {
             self.lower_hips_by(hips, pose, track.drop(f, s));
         }
-        // `plant_frame` on the joints the legs read alone (`track.placed`): the same
-        // forward kinematics and world rotations, so the same pose.
         let goal = |leg| track.goal(f, s, leg);
-        if (0..self.legs.len()).all(|l| goal(l).is_none()) {
-            return;
-        }
-        let container = Mat4::from(self.target_container);
-        let turn = self.target_container_rotation;
-        let PlantScratch {
-            world,
-            rotations,
-            points,
-        } = scratch;
-        let parents = target.parents();
-        for &j in &track.placed {
-            let local = Mat4::from_scale_rotation_translation(
-                pose.scales[j],
-                pose.rotations[j],
-                pose.translations[j],
-            );
-            world[j] = match parents[j] {
-                Some(p) => world[p] * local,
-                None => container * local,
-            };
-        }
-        let world_rotations = |pose: &Pose, rotations: &mut [Quat]| {
-            for &j in &track.placed {
-                let parent = parents[j].map_or(turn, |p| rotations[p]);
-                rotations[j] = parent * pose.rotations[j];
-            }
-        };
-        world_rotations(pose, rotations);
-        for (l, leg) in self.legs.iter().enumerate() {
-            let foot = world[leg.foot()].w_axis.truncate();
-            if let Some(goal) = goal(l).filter(|g| g.distance(foot) > 1e-5 * self.target_height) {
-                self.solve_leg(target, leg, goal, pose, world, rotations, points);
-                world_rotations(pose, rotations);
-            }
-        }
+        self.plant_frame(target, pose, goal, &track.placed, scratch);
     }
 }

@@ -20,7 +20,7 @@ use super::root::chain_world;
 use crate::core::contacts::{ContactThresholds, FootContact, detect};
 use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
 use crate::core::pose::Pose;
-use crate::core::reference::{rotation_of, world_rotations_into};
+use crate::core::reference::rotation_of;
 use crate::core::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -135,8 +135,9 @@ impl Retargeter {
             }
         }
         let mut scratch = super::PlantScratch::new(self);
+        let placed = self.placed_for_legs();
         for (f, pose) in poses.iter_mut().enumerate() {
-            self.plant_frame(target, pose, |leg| goals[leg][f], &mut scratch);
+            self.plant_frame(target, pose, |leg| goals[leg][f], &placed, &mut scratch);
         }
         report
     }
@@ -222,26 +223,45 @@ impl Retargeter {
     }
 
     /// Solves the legs of one frame's `pose` toward `goal(leg)` (an index into the legs;
-    /// `None` leaves that leg). Allocates nothing.
+    /// `None` leaves that leg). `placed`: the joints the legs read, parents first
+    /// (`placed_for_legs`); only those are placed in the world. Allocates nothing.
     pub(super) fn plant_frame(
         &self,
         target: &Skeleton,
         pose: &mut Pose,
         goal: impl Fn(usize) -> Option<Vec3>,
+        placed: &[usize],
         scratch: &mut super::PlantScratch,
     ) {
         if (0..self.legs.len()).all(|l| goal(l).is_none()) {
             return;
         }
         let container = Mat4::from(self.target_container);
+        let turn = self.target_container_rotation;
         let super::PlantScratch {
             world,
             rotations,
             points,
         } = scratch;
-        pose.world_matrices_under(target, container, world);
-        let turn = rotation_of(container);
-        world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+        let parents = target.parents();
+        for &j in placed {
+            let local = Mat4::from_scale_rotation_translation(
+                pose.scales[j],
+                pose.rotations[j],
+                pose.translations[j],
+            );
+            world[j] = match parents[j] {
+                Some(p) => world[p] * local,
+                None => container * local,
+            };
+        }
+        let world_rotations = |pose: &Pose, rotations: &mut [Quat]| {
+            for &j in placed {
+                let parent = parents[j].map_or(turn, |p| rotations[p]);
+                rotations[j] = parent * pose.rotations[j];
+            }
+        };
+        world_rotations(pose, rotations);
         for (l, leg) in self.legs.iter().enumerate() {
             let foot = world[leg.foot()].w_axis.truncate();
             // A goal where the solved foot already is (a floor that was not crossed):
@@ -249,9 +269,38 @@ impl Retargeter {
             if let Some(goal) = goal(l).filter(|g| g.distance(foot) > 1e-5 * self.target_height) {
                 self.solve_leg(target, leg, goal, pose, world, rotations, points);
                 // The next leg may hang from what this one turned (not on any rig here).
-                world_rotations_into(target.parents(), turn, &pose.rotations, rotations);
+                world_rotations(pose, rotations);
             }
         }
+    }
+
+    /// The joints a leg's solve reads the world transform or rotation of, with their
+    /// ancestors, in index order (a parent's index is below its children's).
+    pub(super) fn placed_for_legs(&self) -> Vec<usize> {
+        let parents = &self.target_parents;
+        let mut placed = vec![false; parents.len()];
+        let mut place = |joint: usize| {
+            let mut at = Some(joint).filter(|&j| j < parents.len());
+            while let Some(j) = at.filter(|&j| !placed[j]) {
+                placed[j] = true;
+                at = parents[j];
+            }
+        };
+        for leg in &self.legs {
+            match &leg.kind {
+                LegKind::Path { joints, .. } => joints.iter().for_each(|&j| place(j)),
+                LegKind::Detached {
+                    upper, lower, foot, ..
+                } => [*upper, *lower, *foot].into_iter().for_each(&mut place),
+            }
+            if let PoleAt::Joint(j) = leg.pole {
+                place(j);
+            }
+        }
+        if let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) {
+            place(pelvis);
+        }
+        (0..parents.len()).filter(|&j| placed[j]).collect()
     }
 
     /// Per frame, how far the pelvis comes down for the legs that cannot reach their
