@@ -131,16 +131,7 @@ impl Crowd {
             .zip(self.scratch.par_iter_mut())
             .for_each(|((instances, out), scratch)| {
                 let instances = instances.iter_mut().zip(out.chunks_exact_mut(n));
-                if streamed {
-                    for (inst, out) in instances {
-                        step::<true>(rig, inst, dt, output, scratch, out);
-                    }
-                    fence();
-                } else {
-                    for (inst, out) in instances {
-                        step::<false>(rig, inst, dt, output, scratch, out);
-                    }
-                }
+                run(rig, instances, (dt, output, streamed), scratch);
             });
     }
 
@@ -158,15 +149,26 @@ impl Crowd {
             .instances
             .iter_mut()
             .zip(out.chunks_exact_mut(n.max(1)));
-        if streamed {
-            for (inst, out) in instances {
-                step::<true>(rig, inst, dt, output, scratch, out);
-            }
-            fence();
-        } else {
-            for (inst, out) in instances {
-                step::<false>(rig, inst, dt, output, scratch, out);
-            }
+        run(rig, instances, (dt, output, streamed), scratch);
+    }
+}
+
+/// Steps `instances` (each with its block of output) on one thread, streaming the output
+/// past the caches when `streamed` (then fenced, before anyone reads it).
+fn run<'a>(
+    rig: &RigPair,
+    instances: impl Iterator<Item = (&'a mut Instance, &'a mut [Mat4])>,
+    (dt, output, streamed): (f32, Output, bool),
+    scratch: &mut Scratch,
+) {
+    if streamed {
+        for (inst, out) in instances {
+            step::<true>(rig, inst, dt, output, scratch, out);
+        }
+        fence();
+    } else {
+        for (inst, out) in instances {
+            step::<false>(rig, inst, dt, output, scratch, out);
         }
     }
 }

@@ -56,18 +56,9 @@ impl Retargeter {
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
             self.last_plant = plant::PlantReport::default();
-            let compiled = CompiledClip::new(clip);
-            self.fit_compiled(source, &compiled, clip.frame_count());
-            let times = frame_times(clip, frames);
-            let mut cursor = Cursor::new(&compiled);
-            let mut source_pose = Pose::rest(source);
-            let mut target_pose = Pose::rest(target);
-            for &t in &times {
-                compiled.sample(t, &mut cursor, &mut source_pose);
-                self.retarget_pose(&source_pose, &mut target_pose);
-                keys.push(&target_pose, t)?;
-            }
-            times
+            self.solve_each(source, clip, target, frames, |_, _, pose, t| {
+                keys.push(pose, t)
+            })?
         };
         Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
     }
@@ -321,8 +312,8 @@ pub(super) struct Solved {
 }
 
 impl Retargeter {
-    /// Fits the solve to `clip` and solves `frames` frames spread evenly over it, sampling
-    /// the clip through its compiled form with one cursor (no search per track and frame).
+    /// Solves `frames` frames of `clip` (`solve_each`) and keeps every pose, with what the
+    /// clip-level passes read: the source feet's and reach ends' world positions.
     pub(super) fn solve_frames(
         &mut self,
         source: &Skeleton,
@@ -330,6 +321,51 @@ impl Retargeter {
         target: &Skeleton,
         frames: usize,
     ) -> Solved {
+        let mut poses = Vec::with_capacity(frames);
+        let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
+        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
+        let planting = self.solve.plant_feet && !self.legs.is_empty();
+        let each = |solver: &Self, source_pose: &Pose, target_pose: &Pose, _| {
+            // Source positions only for a pass that uses them: the frame-by-frame solve
+            // (the runtime's default) pays nothing here.
+            let container = solver.source_container;
+            if !solver.reach.is_empty() {
+                let m = glam::Mat4::from(container);
+                source_pose.world_matrices_under(source, m, &mut source_world);
+                solver.push_reach_sources(&source_world, &mut reached);
+            }
+            if planting {
+                // Down each source foot's own path: no full forward kinematics.
+                for (leg, track) in solver.legs.iter().zip(&mut feet) {
+                    let at = super::root::chain_world(container, &leg.source_chain, source_pose);
+                    track.push(glam::Vec3::from(at.translation));
+                }
+            }
+            poses.push(target_pose.clone());
+            Ok::<_, std::convert::Infallible>(())
+        };
+        let Ok(times) = self.solve_each(source, clip, target, frames, each);
+        Solved {
+            times,
+            poses,
+            feet,
+            reached,
+        }
+    }
+
+    /// Fits the solve to `clip`, then solves `frames` frames spread evenly over it and hands
+    /// each to `each` (the solver, the source pose, the target pose, the time), sampling the
+    /// clip through its compiled form with one cursor (no search per track and frame).
+    /// Returns the frames' times, or `each`'s first error.
+    fn solve_each<E>(
+        &mut self,
+        source: &Skeleton,
+        clip: &Clip,
+        target: &Skeleton,
+        frames: usize,
+        mut each: impl FnMut(&Self, &Pose, &Pose, f32) -> Result<(), E>,
+    ) -> Result<Vec<f32>, E> {
         let compiled = CompiledClip::new(clip);
         self.fit_compiled(source, &compiled, clip.frame_count());
         let times = frame_times(clip, frames);
@@ -337,40 +373,12 @@ impl Retargeter {
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
         let mut target_pose = Pose::rest(target);
-        let mut poses = Vec::with_capacity(frames);
-        let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
-        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
-        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
-        let source_container = glam::Mat4::from(self.source_container);
-        let planting = self.solve.plant_feet && !self.legs.is_empty();
         for &t in &times {
             compiled.sample(t, &mut cursor, &mut source_pose);
             self.retarget_pose(&source_pose, &mut target_pose);
-            // Source positions only for a pass that uses them: the frame-by-frame solve
-            // (the runtime's default) pays nothing here.
-            if !self.reach.is_empty() {
-                source_pose.world_matrices_under(source, source_container, &mut source_world);
-                self.push_reach_sources(&source_world, &mut reached);
-            }
-            if planting {
-                // Down each source foot's own path: no full forward kinematics.
-                for (leg, track) in self.legs.iter().zip(&mut feet) {
-                    let at = super::root::chain_world(
-                        self.source_container,
-                        &leg.source_chain,
-                        &source_pose,
-                    );
-                    track.push(glam::Vec3::from(at.translation));
-                }
-            }
-            poses.push(target_pose.clone());
+            each(self, &source_pose, &target_pose, t)?;
         }
-        Solved {
-            times,
-            poses,
-            feet,
-            reached,
-        }
+        Ok(times)
     }
 
     /// The mirror of the target's poses as this solve's settings ask (plane, hips, twins).
