@@ -204,7 +204,7 @@ fn usage_errors_exit_2_and_name_the_option() {
 
 #[test]
 fn ctrl_c_keeps_the_outputs_written_and_starts_no_more() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::Read;
     use std::process::Stdio;
     let sources = folder_of(&SOURCES);
     let out = tempfile::tempdir().unwrap();
@@ -221,17 +221,7 @@ fn ctrl_c_keeps_the_outputs_written_and_starts_no_more() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains("test hook") {
-        line.clear();
-    }
-    assert!(line.contains("test hook"), "the first output was made");
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let _stderr = crate::common::interrupt_at_test_hook(&mut child);
     let mut stdout = String::new();
     child
         .stdout

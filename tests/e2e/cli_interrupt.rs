@@ -3,7 +3,7 @@
 //! arrives mid-run: the test waits for the hook's line before sending it.
 
 use crate::common::asset_path;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -21,17 +21,7 @@ fn interrupted_retarget(out: &Path) -> (Option<i32>, String) {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains("test hook") {
-        line.clear();
-    }
-    assert!(line.contains("test hook"), "the run reached its first clip");
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let mut stderr = crate::common::interrupt_at_test_hook(&mut child);
     let status = child.wait().unwrap();
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();

@@ -47,17 +47,14 @@ fn title(h: &H) -> String {
     h.state().title()
 }
 
+/// The open session's target joint named `name`.
+fn target_joint(h: &H, name: &str) -> Option<usize> {
+    let session = h.state().doc.session.as_ref().unwrap();
+    session.target.skeleton().find(name)
+}
+
 fn unmap_hips(h: &mut H) {
-    let hips = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Hips")
-        .unwrap_or(0);
+    let hips = target_joint(h, "Hips").unwrap_or(0);
     h.state_mut().run(Command::Edit(Edit::MapBone {
         target: hips,
         source: None,
@@ -353,16 +350,7 @@ fn a_meshless_source_keeps_its_skeleton_and_helper_bones_hide() {
         .filter(|x| **x)
         .count();
     // The robot's IK root ("Bone", at the origin) and end sites deform nothing.
-    let bone = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Bone")
-        .unwrap();
+    let bone = target_joint(&h, "Bone").unwrap();
     assert!(h.state().view(1).scene.is_hidden(bone), "{hidden} hidden");
     assert!(h.state().view(0).scene.hidden.iter().all(|x| !x));
     h.state_mut().prefs.show[1].helpers = true;

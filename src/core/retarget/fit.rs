@@ -125,15 +125,15 @@ impl SampledClip {
 }
 
 /// World positions and rotations of the placed joints of one frame: down quaternions where
-/// no joint scales (the container scaling uniformly), else through affine transforms.
+/// no joint scales (the container scaling uniformly, `fk::place_positions`), else through
+/// affine transforms (`fk::place`). Positions are the transforms' translations.
 struct Places {
     container: Affine3A,
     /// The container's rotation and uniform scale, when it has one.
     rigid: Option<(Quat, f32)>,
     rotations: Vec<Quat>,
-    positions: Vec<Vec3>,
     affine: Vec<Affine3A>,
-    /// Whether this frame went through `affine`.
+    /// Whether this frame went through affine transforms alone.
     stretched: bool,
 }
 
@@ -145,7 +145,6 @@ impl Places {
             container,
             rigid,
             rotations: vec![Quat::IDENTITY; joints],
-            positions: vec![Vec3::ZERO; joints],
             affine: vec![Affine3A::IDENTITY; joints],
             stretched: false,
         }
@@ -158,28 +157,23 @@ impl Places {
             .filter(|_| order.iter().all(|&j| pose.scales[j] == Vec3::ONE));
         self.stretched = rigid.is_none();
         let Some((turn, scale)) = rigid else {
-            for &j in order {
-                let up = parents[j].map_or(self.container, |p| self.affine[p]);
-                self.affine[j] = up * super::fk::local(pose, j);
-            }
-            return;
+            return super::fk::place(self.container, parents, order, pose, &mut self.affine);
         };
-        let origin = Vec3::from(self.container.translation);
         for &j in order {
-            let (r, p) =
-                parents[j].map_or((turn, origin), |p| (self.rotations[p], self.positions[p]));
-            self.rotations[j] = r * pose.rotations[j];
-            self.positions[j] = p + r * pose.translations[j] * scale;
+            let up = parents[j].map_or(turn, |p| self.rotations[p]);
+            self.rotations[j] = up * pose.rotations[j];
         }
+        let top = (self.container.translation, turn, scale);
+        super::fk::place_positions(top, parents, order, pose, &self.rotations, &mut self.affine);
     }
 
     /// Joint `j`'s world position and rotation this frame.
     fn of(&self, j: usize) -> (Vec3, Quat) {
+        let m = self.affine[j];
         if self.stretched {
-            let m = self.affine[j];
             (Vec3::from(m.translation), rotation_of(glam::Mat4::from(m)))
         } else {
-            (self.positions[j], self.rotations[j].normalize())
+            (Vec3::from(m.translation), self.rotations[j].normalize())
         }
     }
 }

@@ -43,3 +43,23 @@ pub mod textured;
 pub mod variants;
 
 pub const BVH_ASSETS: &[&str] = &["bvh/01_01.bvh", "bvh/02_01.bvh", "bvh/05_06.bvh"];
+
+/// Waits on `child`'s stderr for the CLI's slow-clip test hook (`RETARGET_STUDIO_TEST_SLOW_MS`:
+/// the run is under way), then sends it SIGINT. Gives back the rest of stderr to read.
+pub fn interrupt_at_test_hook(
+    child: &mut std::process::Child,
+) -> std::io::BufReader<std::process::ChildStderr> {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains("test hook") {
+        line.clear();
+    }
+    assert!(line.contains("test hook"), "the run reached the test hook");
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    stderr
+}
