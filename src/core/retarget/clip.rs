@@ -77,7 +77,7 @@ fn frame_times(clip: &Clip, frames: usize) -> Vec<f32> {
 /// when the solve mirrors) after a check that the pose stays within what a file may hold.
 struct Keys<'a> {
     target: &'a Skeleton,
-    /// Per joint, a key per frame (written in place: the frame count is known).
+    /// Per joint, a key per frame (room for every frame reserved up front).
     rotations: Vec<Vec<Quat>>,
     /// The joints that get a translation track (`translated`), with their keys.
     translations: Vec<(usize, Vec<Vec3>)>,
@@ -93,10 +93,10 @@ impl<'a> Keys<'a> {
         let moves = translated(solver, target);
         Self {
             target,
-            rotations: vec![vec![Quat::IDENTITY; frames]; n],
+            rotations: (0..n).map(|_| Vec::with_capacity(frames)).collect(),
             translations: (0..n)
                 .filter(|&j| moves[j])
-                .map(|j| (j, vec![Vec3::ZERO; frames]))
+                .map(|j| (j, Vec::with_capacity(frames)))
                 .collect(),
             frame: 0,
             extent: Extent::new(
@@ -128,12 +128,11 @@ impl<'a> Keys<'a> {
                 time: t,
             });
         }
-        let f = self.frame;
         for (keys, r) in self.rotations.iter_mut().zip(&pose.rotations) {
-            keys[f] = *r;
+            keys.push(*r);
         }
         for (j, keys) in &mut self.translations {
-            keys[f] = pose.translations[*j];
+            keys.push(pose.translations[*j]);
         }
         self.frame += 1;
         Ok(())
@@ -372,10 +371,11 @@ impl Retargeter {
         let mut cursor = Cursor::new(&compiled);
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
-        let mut target_pose = Pose::rest(target);
+        let mut target_pose = self.target_reference.clone();
+        debug_assert_eq!(target_pose.len(), target.len());
         for &t in &times {
             compiled.sample(t, &mut cursor, &mut source_pose);
-            self.retarget_pose(&source_pose, &mut target_pose);
+            self.solve_over(&source_pose, &mut target_pose);
             each(self, &source_pose, &target_pose, t)?;
         }
         Ok(times)

@@ -89,6 +89,11 @@ pub(super) fn source_is_rigid(source: &Pose) -> bool {
 }
 
 impl LocalCopy {
+    /// `Tj − Tp` and `Sj − Ssp`: the joint's reference offsets from its parent on each side.
+    pub fn offsets(&self) -> (Vec3, Vec3) {
+        (self.target_offset, self.source_offset)
+    }
+
     /// The target joint's local translation (see the module's doc): `source_world` and
     /// `target_world` are the frame's world rotations, `k` the root motion's scale.
     #[inline]

@@ -58,6 +58,8 @@ impl Retargeter {
                 }
             }
         }
+        // The feet's offsets changed.
+        self.plan_locals();
     }
 }
 

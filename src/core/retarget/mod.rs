@@ -12,12 +12,14 @@ mod fk;
 mod leg_options;
 mod legs_ik;
 mod live;
+mod locals;
 mod plan;
 mod plant;
 mod plant_goals;
 mod reach;
 pub(crate) mod root;
 mod settings;
+mod turns;
 
 pub use clip::{RetargetClipOptions, make_continuous};
 pub use leg_options::{
@@ -137,6 +139,9 @@ pub struct Retargeter {
     rigid: Option<(f32, f32)>,
     /// The solves share the target's world transforms (`fk::memo_is_exact`).
     target_memo: bool,
+    /// Which joints are solved in their parent's frame (`locals`); made again whenever
+    /// `rotations` change.
+    locals: locals::LocalPlan,
     // Scratch, reused every frame.
     scratch: PoseScratch,
 }
@@ -250,7 +255,7 @@ impl Retargeter {
             copies::rigid_scales(source_container, target_container, &target_reference.locals)
                 .filter(|_| translations.iter().any(|t| t.local.is_some()));
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len());
-        Ok(Self {
+        let mut retargeter = Self {
             source_parents: source.parents().to_vec(),
             source_container,
             source_container_rotation: rotation_of(source_reference.container),
@@ -287,7 +292,10 @@ impl Retargeter {
             }),
             rigid,
             target_memo,
-        })
+            locals: locals::LocalPlan::default(),
+        };
+        retargeter.plan_locals();
+        Ok(retargeter)
     }
 
     /// The contacts and hip drop of the last `retarget_clip`.
@@ -330,14 +338,30 @@ impl Retargeter {
     /// Solves one frame: `source` is the source's local pose, `target` receives the
     /// target's. Allocates nothing.
     pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        target.copy_from(&self.target_reference);
+        self.solve_over(source, target);
+    }
+
+    /// [`Self::retarget_pose`] onto a pose that already holds the reference's translations
+    /// and scales wherever the solve writes none (the previous frame's solve, or the
+    /// reference itself), so the reference is not copied again: a clip's frames.
+    pub(super) fn solve_over(&mut self, source: &Pose, target: &mut Pose) {
         let mut scratch = std::mem::take(&mut self.scratch);
-        self.retarget_pose_with(source, target, &mut scratch);
+        self.solve_pose(source, target, &mut scratch);
         self.scratch = scratch;
     }
 
     /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
     /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
     pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        target.copy_from(&self.target_reference);
+        self.solve_pose(source, target, scratch);
+    }
+
+    /// One frame's solve onto `target`, which holds the reference's translations and scales
+    /// wherever the solve writes none (it writes every rotation, and the same translations
+    /// every frame).
+    fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
         debug_assert_eq!(source.len(), self.source_parents.len());
         debug_assert_eq!(target.len(), self.target_parents.len());
         let PoseScratch {
@@ -347,14 +371,9 @@ impl Retargeter {
             target_affine,
             target_known,
         } = scratch;
-        crate::core::reference::world_rotations_into(
-            &self.source_parents,
-            self.source_container_rotation,
-            &source.rotations,
-            source_world,
-        );
         // Copied translations in their parents' frames, where both sides are rigid.
         let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
+        self.source_world_rotations(rigid.is_some(), &source.rotations, source_world);
         // The source joints the solves read, each placed once: down quaternions where no
         // placed joint scales, else bit for bit a chain walk's products (`fk`).
         let order = match rigid {
@@ -385,8 +404,7 @@ impl Retargeter {
             ),
         }
         let placed = &source_affine[..];
-        target.copy_from(&self.target_reference);
-        self.solve_rotations(placed, target, source_world, target_world);
+        self.solve_rotations(placed, source, target, source_world, target_world);
         // The target's world transforms, shared by the solves when that is exact.
         let mut memo = self.target_memo.then(|| {
             target_known.fill(false);
@@ -411,63 +429,32 @@ impl Retargeter {
         // the world, under a parent that must already be where it goes; the pelvis hangs
         // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
         // from the bind pose).
-        for t in self.translations.iter().filter(|t| t.above_pelvis) {
-            self.solve_translation(t, &frame, &mut world_of, target);
+        // Constant copies first: they read nothing of the target, and the world solves
+        // below read their parents' translations.
+        let copies = match rigid {
+            Some(_) => {
+                for &(t, s, copy) in &self.locals.fixed_copies {
+                    target.translations[t] = copy.solve(source.translations[s]);
+                }
+                &self.locals.other_copies
+            }
+            None => &self.locals.all_copies,
+        };
+        for &t in &copies[0] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
         }
         for r in &self.roots {
             let parent = world_of(r.target_chain(), target);
             r.solve(placed, parent, target);
         }
-        for t in self.translations.iter().filter(|t| !t.above_pelvis) {
-            self.solve_translation(t, &frame, &mut world_of, target);
+        for &t in &copies[1] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
         }
         for f in &self.follows {
             let anchor = world_of(&f.anchor_chain, target);
             let parent = world_of(&f.parent_chain, target);
             let world_pos = anchor.transform_point3(f.offset);
             target.translations[f.target] = parent.inverse().transform_point3(world_pos);
-        }
-    }
-
-    /// Every target joint's rotation, parents before children (`source_world`: the
-    /// source's world rotations; `target_world` receives the target's).
-    fn solve_rotations(
-        &self,
-        placed: &[Affine3A],
-        target: &mut Pose,
-        source_world: &[Quat],
-        target_world: &mut [Quat],
-    ) {
-        for i in 0..self.target_parents.len() {
-            let parent_world = match self.target_parents[i] {
-                Some(p) => target_world[p],
-                None => self.target_container_rotation,
-            };
-            let world = match self.rotations[i] {
-                RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
-                RotationSolve::Mapped { source, offset } => source_world[source] * offset,
-                RotationSolve::Between {
-                    low_source,
-                    low_delta,
-                    high_source,
-                    high_delta,
-                    fraction,
-                    reference_world,
-                } => {
-                    let low = source_world[low_source] * low_delta;
-                    let mut high = source_world[high_source] * high_delta;
-                    if low.dot(high) < 0.0 {
-                        high = -high;
-                    }
-                    low.slerp(high, fraction) * reference_world
-                }
-            };
-            let world = match self.root_at[i] {
-                Some(k) => self.roots[k].hip_line_turn(placed, world),
-                None => world,
-            };
-            target_world[i] = world;
-            target.rotations[i] = (parent_world.inverse() * world).normalize();
         }
     }
 

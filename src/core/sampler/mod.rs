@@ -224,5 +224,12 @@ pub(crate) fn span_at(times: &[f32], next: usize, time_secs: f32) -> Span {
         return Span::Hold(next);
     }
     let s = (time_secs - times[prev]) / dt;
+    // As `Track::sample` does.
+    if s < crate::core::clip::ON_KEY {
+        return Span::Hold(prev);
+    }
+    if s > 1.0 - crate::core::clip::ON_KEY {
+        return Span::Hold(next);
+    }
     Span::Between { prev, s, dt }
 }
