@@ -320,3 +320,35 @@ impl Session {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Side, measured_joints, reference_motion};
+    use crate::io::ImportOptions;
+    use crate::session::SideRole;
+    use std::path::Path;
+
+    fn target(rel: &str) -> Side {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join(rel);
+        Side::load(SideRole::Target, &path, &ImportOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_bvh_targets_reference_is_its_own_walk_and_a_characters_its_bind_pose() {
+        let bvh = target("bvh/01_01.bvh");
+        let t = reference_motion(&bvh, &measured_joints(&bvh));
+        assert_eq!(t.frames(), 2752);
+        let ankles = ["LeftFoot", "RightFoot"].map(|n| t.joint(n).unwrap());
+        let floor = ankles
+            .map(|j| t.min_y(j))
+            .into_iter()
+            .fold(f64::MAX, f64::min);
+        // Blender reads 01_01's lowest ankle at 6.50 cm; its zero pose's at about -0.9 m.
+        assert!((floor - 0.0650).abs() < 1e-3, "floor {floor}");
+        let character = target("gltf/CesiumMan.glb");
+        let t = reference_motion(&character, &measured_joints(&character));
+        assert_eq!(t.frames(), 1);
+    }
+}
