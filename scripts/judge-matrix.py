@@ -4,11 +4,12 @@
     scripts/judge-matrix.py DIR
 
 DIR holds what `RETARGET_MATRIX_OUT=DIR cargo test --test e2e quality_matrix` wrote: one GLB
-per case and manifest.json. Each source, output and target is read back by Blender
+per case (a BVH for a BVH target) and manifest.json. Each source, output and target is read back by Blender
 (shared/tools/pose-dump) and measured by shared/tools/judge. Every case must pass the thresholds (except
 the measures the manifest lists as known), and judge must agree with our own `check` figures
 (an independent reader: a bug shared by our reader and writer does not fool Blender). The
-target's own pose is its file posed in its bind pose with no animation (`target_bind`).
+target's own pose is its file posed in its bind pose with no animation (`target_bind`), or, for
+a BVH target, the target file itself: its own clip, whose lowest feet are its floor.
 Exit 0 when all hold, 1 otherwise. Python standard library only.
 """
 import concurrent.futures as cf
@@ -95,10 +96,15 @@ def main():
         key = c["source"] + " " + " ".join(src_extra)
         c["dumps"] = {
             "source": jobs.setdefault(key, (c["source"], src_extra, os.path.join(work, f"src{len(jobs)}.json")))[2],
-            "output": jobs.setdefault(c["output"], (c["output"], ["-a", "0"], c["output"] + ".json"))[2],
+            "output": jobs.setdefault(c["output"], (c["output"], c.get("output_args", ["-a", "0"]),
+                                                    c["output"] + ".json"))[2],
         }
-        bind = c["target_bind"]
-        c["dumps"]["target"] = jobs.setdefault(bind, (bind, [], bind + ".json"))[2]
+        # The target's own pose: a GLB copy of it in its bind pose, or a BVH target's own file
+        # (its clip, read in its unit and axes: its floor is its motion's).
+        bind, bind_args = c["target_bind"], c.get("target_args", [])
+        key = bind + " " + " ".join(bind_args)
+        c["dumps"]["target"] = jobs.setdefault(
+            key, (bind, bind_args, os.path.join(work, f"tgt{len(jobs)}.json")))[2]
         own = c.get("target_own")
         if own:
             # The body against the target's own clip (its root motion moves a joint below

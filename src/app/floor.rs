@@ -2,8 +2,8 @@
 //! a retarget that floats or sinks shows it against the ground.
 //!
 //! The solver puts floors at ankle height (the source's lowest ankle over the clip, the
-//! target's ankles in its own pose, see `core::retarget::root`); the mesh's soles lie below
-//! the ankles by the depth the character's own pose shows. Worked out once per document
+//! target's ankles in its own pose or, for a BVH, over its own clip: `Side::floor`); the
+//! mesh's soles lie below the ankles by the depth the character's own pose shows. Worked out once per document
 //! revision and clip, never per frame.
 
 use super::viewport::skinning::skin_primitive_into;

@@ -60,6 +60,30 @@ fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> 
     }
 }
 
+/// The target's own reference for the measures (T), by the rule its floor follows
+/// (`Side::floor_from_motion`): every frame of its own clips where its motion says where it
+/// stands (a BVH; judge's "its own clip"), else its bind pose where it rests. The floor the
+/// ground and pelvis measures stand the output on is then the one the retarget stood it on.
+fn reference_motion(side: &Side, joints: &[usize]) -> Motion {
+    let own = || {
+        let clips = side.clips();
+        let mut parts = clips.iter().map(|c| {
+            let times: Vec<f32> = crate::core::floor::frame_times(c).collect();
+            motion(side, joints, Some(c), &times)
+        });
+        let mut all = parts.next()?;
+        for m in parts {
+            all.times.extend(m.times);
+            all.positions.extend(m.positions);
+        }
+        (all.frames() > 0).then_some(all)
+    };
+    side.floor_from_motion()
+        .then(own)
+        .flatten()
+        .unwrap_or_else(|| motion(side, joints, None, &[0.0]))
+}
+
 /// The limb segments whose directions are judged: upper arms, forearms, thighs and shins.
 pub const JUDGED_SEGMENTS: [(HumanBone, HumanBone); 8] = {
     use HumanBone::*;
@@ -277,7 +301,7 @@ impl Session {
         );
         let target_joints = measured_joints(&self.target);
         let b = motion(&self.target, &target_joints, Some(output), &times);
-        let t = motion(&self.target, &target_joints, None, &[0.0]);
+        let t = reference_motion(&self.target, &target_joints);
         let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
             path: self.target.path.clone(),
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
@@ -294,5 +318,37 @@ impl Session {
                 problem: e.to_string(),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Side, measured_joints, reference_motion};
+    use crate::io::ImportOptions;
+    use crate::session::SideRole;
+    use std::path::Path;
+
+    fn target(rel: &str) -> Side {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join(rel);
+        Side::load(SideRole::Target, &path, &ImportOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_bvh_targets_reference_is_its_own_walk_and_a_characters_its_bind_pose() {
+        let bvh = target("bvh/01_01.bvh");
+        let t = reference_motion(&bvh, &measured_joints(&bvh));
+        assert_eq!(t.frames(), 2752);
+        let ankles = ["LeftFoot", "RightFoot"].map(|n| t.joint(n).unwrap());
+        let floor = ankles
+            .map(|j| t.min_y(j))
+            .into_iter()
+            .fold(f64::MAX, f64::min);
+        // Blender reads 01_01's lowest ankle at 6.50 cm; its zero pose's at about -0.9 m.
+        assert!((floor - 0.0650).abs() < 1e-3, "floor {floor}");
+        let character = target("gltf/CesiumMan.glb");
+        let t = reference_motion(&character, &measured_joints(&character));
+        assert_eq!(t.frames(), 1);
     }
 }

@@ -170,9 +170,21 @@ impl Side {
         self.labels.iter().map(|l| l.map(|l| l.bone)).collect()
     }
 
-    /// Height the feet stand at in the side's own pose (its reference base, container
-    /// edits included, without the bone offsets that lay it into the canonical pose): the
-    /// lower of the feet `map` names on this side.
+    /// Whether the side stands where its own motion stands rather than where its rest pose
+    /// does: a BVH, always. A BVH has no rest pose: its zero pose puts the root at the root
+    /// OFFSET (CMU: 0, the feet a leg length underground; others: hip height) and every frame
+    /// keys the root's position, so only the motion knows the floor. A glTF, FBX or VRM
+    /// character keeps its rest pose's floor: its rest pose stands where the artist put it,
+    /// and its clips may jump, climb or lie down the whole time.
+    pub fn floor_from_motion(&self) -> bool {
+        self.asset.format == crate::io::asset::Format::Bvh
+    }
+
+    /// Height the feet stand at, in the side's world (container edits included): the lower
+    /// of the feet `map` names on this side. Where the side stands on its own motion
+    /// (`floor_from_motion`), the lowest they reach over its clips; otherwise, or without a
+    /// frame to read, in its own pose (its reference base, without the bone offsets that lay
+    /// it into the canonical pose).
     pub fn floor(
         &self,
         map: &crate::core::BoneMap,
@@ -183,6 +195,18 @@ impl Side {
             return None;
         }
         let skeleton = self.skeleton();
+        if self.floor_from_motion() {
+            let container = self.file.container.matrix() * skeleton.container();
+            let lowest = crate::core::floor::lowest_over_clips(
+                skeleton,
+                container,
+                &self.clips(),
+                &legs.feet,
+            );
+            if lowest.is_some() {
+                return lowest;
+            }
+        }
         let base = ReferencePose::base_pose(skeleton, &self.file.reference, &self.clips())?;
         let plain = ReferencePose::new(skeleton, base, &self.file.container, &[]);
         let world: Vec<glam::Vec3> = plain
@@ -327,5 +351,64 @@ impl Side {
             Some((_, q)) => *q = (rotation * *q).normalize(),
             None => self.file.bone_offsets.push((name, rotation)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::ImportOptions;
+    use crate::session::Session;
+    use std::path::Path;
+
+    fn session(source: &str, target: &str) -> Session {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        Session::automatic(
+            &root.join(source),
+            &root.join(target),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The floor of the target's base pose, as it was taken before a BVH stood on its motion.
+    fn base_floor(s: &Session) -> f32 {
+        let legs = crate::core::retarget::Legs::of_map(&s.map, |p| p.target);
+        let t = &s.target;
+        let base =
+            super::ReferencePose::base_pose(t.skeleton(), &t.file.reference, &t.clips()).unwrap();
+        let plain = super::ReferencePose::new(t.skeleton(), base, &t.file.container, &[]);
+        let world: Vec<glam::Vec3> = plain
+            .world_matrices(t.skeleton())
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect();
+        legs.floor(&world)
+    }
+
+    #[test]
+    fn a_bvh_target_stands_where_its_own_walk_stands_not_under_its_zero_pose() {
+        let s = session("bvh/02_01.bvh", "bvh/01_01.bvh");
+        let floor = s.target.floor(&s.map, |p| p.target).unwrap();
+        // CMU's root OFFSET is 0: the zero pose's ankles hang about a leg length below it.
+        assert!(base_floor(&s) < -0.7, "zero pose floor {}", base_floor(&s));
+        // Its walk keeps its ankles a few centimetres above y = 0.
+        assert!((0.0..0.15).contains(&floor), "floor {floor}");
+    }
+
+    #[test]
+    fn a_character_keeps_its_rest_pose_floor() {
+        let s = session("bvh/02_01.bvh", "gltf/CesiumMan.glb");
+        assert!(!s.target.floor_from_motion());
+        assert_eq!(s.target.floor(&s.map, |p| p.target), Some(base_floor(&s)));
+    }
+
+    #[test]
+    fn a_bvh_without_frames_keeps_its_zero_pose_floor() {
+        let mut s = session("bvh/02_01.bvh", "bvh/01_01.bvh");
+        let joints = s.target.skeleton().len();
+        for clip in &mut s.target.asset.clips {
+            clip.clip = crate::core::Clip::new("empty", vec![Default::default(); joints], None);
+        }
+        assert_eq!(s.target.floor(&s.map, |p| p.target), Some(base_floor(&s)));
     }
 }

@@ -8,6 +8,7 @@ mod bad_input;
 mod bind_placement;
 mod bvh_export;
 mod bvh_import;
+mod bvh_target_floor;
 mod cli_batch;
 mod cli_check;
 mod cli_inspect;

@@ -1,15 +1,16 @@
 //! The quality matrix: every bundled source clip onto every bundled target and onto generated
 //! variants of those targets (other bone axes, Mixamo and Unreal names, ×0.01 and ×100,
 //! longer legs, Mixamo through Blender, a skin bound away from the rest), and the FBX of two
-//! of them as sources and targets, plus mocap whose zero pose is not a T-pose, each
-//! judged by `check`'s measures (`session::quality`). Set `RETARGET_MATRIX_OUT=DIR` to also
-//! write each case's GLB and a table there (CI judges those with Blender).
+//! of them as sources and targets, plus mocap whose zero pose is not a T-pose, and BVH
+//! targets (CMU's walk and its variants, written as BVH), each judged by `check`'s measures
+//! (`session::quality`). Set `RETARGET_MATRIX_OUT=DIR` to also write each case's GLB or BVH
+//! and a table there (CI judges those with Blender).
 
 use crate::common::asset_path;
 use crate::common::creature_set::{fox_variants, robot_renamed};
 use crate::common::file_variants::{
     Convention, bound_elsewhere, degenerate_zero_pose, longer_legs, mixamo_through_blender,
-    renamed, reoriented, rescaled, z_up_bvh,
+    renamed, reoriented, rescaled, root_offset_at_hips, z_up_bvh,
 };
 use crate::common::matrix_export::export_case;
 use retarget_studio::core::quality::{Report, Thresholds};
@@ -108,6 +109,33 @@ fn quadrupeds(dir: &Path) -> (Sources, Targets) {
             (label, path)
         })
         .collect();
+    (sources, targets)
+}
+
+/// BVH targets: CMU's 01_01 as read and as other tools write it (Z up, the root OFFSET at
+/// hip height, a zero pose along +X), under a CMU walk and the robot's walk. A BVH target's
+/// zero pose says nothing of its floor: it stands on its own clip's, and judge measures it
+/// against that clip. Its output is written as BVH (there is no character to write a GLB of).
+fn bvh_targets(dir: &Path) -> (Sources, Targets) {
+    let sources = vec![
+        ("02_01".to_owned(), asset_path("bvh/02_01.bvh"), None),
+        (
+            "RobotExpressive:Walking".to_owned(),
+            asset_path("gltf/RobotExpressive.glb"),
+            Some("Walking"),
+        ),
+    ];
+    let walk = std::fs::read_to_string(asset_path("bvh/01_01.bvh")).unwrap();
+    let mut targets = vec![("01_01".to_owned(), asset_path("bvh/01_01.bvh"))];
+    for (label, text) in [
+        ("01_01[z-up]", z_up_bvh(&walk)),
+        ("01_01[offset-at-hips]", root_offset_at_hips(&walk)),
+        ("01_01[zero-pose-along-x]", degenerate_zero_pose(&walk, 5)),
+    ] {
+        let path = dir.join(format!("{label}.bvh"));
+        std::fs::write(&path, text).unwrap();
+        targets.push((label.to_owned(), path));
+    }
     (sources, targets)
 }
 
@@ -297,7 +325,11 @@ fn every_source_onto_every_target_and_variant() {
     let mut rows = Vec::new();
     let mut manifest = Vec::new();
     let (fox_sources, fox_targets) = quadrupeds(&work);
-    let blocks = [(sources(&work), targets), (fox_sources, fox_targets)];
+    let blocks = [
+        (sources(&work), targets),
+        (fox_sources, fox_targets),
+        bvh_targets(&work),
+    ];
     for (src_label, src, clip, targets) in blocks.iter().flat_map(|(sources, targets)| {
         sources
             .iter()
@@ -314,16 +346,19 @@ fn every_source_onto_every_target_and_variant() {
                 src_label == "RobotExpressive:Walking" && tgt_label == "RobotExpressive[renamed]";
             // The fox's run is keyed at uneven times that Blender resamples onto whole
             // frames, so its reading is another clip: judged by `check` alone.
+            let bvh = tgt.extension().is_some_and(|e| e == "bvh");
             let judged = src_label != "Fox:Run"
                 && (!tgt_label.contains('[')
                     || src_label == "02_01"
                     || src_label == "Fox:Walk"
-                    || renamed_self);
+                    || renamed_self
+                    || bvh);
             let out = out_dir.as_ref().filter(|_| judged).map(|d| {
                 d.join(format!(
-                    "{}.glb",
+                    "{}.{}",
                     pair.replace(" → ", "__")
-                        .replace([':', '[', ']', ' ', '+'], "_")
+                        .replace([':', '[', ']', ' ', '+'], "_"),
+                    if bvh { "bvh" } else { "glb" }
                 ))
             });
             let result = run(&src, clip, tgt, out.as_deref().map(|o| (o, pair.as_str())));

@@ -1,5 +1,5 @@
-//! The quality matrix's cases written out for an independent judge: each output GLB and a
-//! manifest line (files, clip, the joints judge compares, and our own figures), which
+//! The quality matrix's cases written out for an independent judge: each output GLB (BVH
+//! for a BVH target) and a manifest line (files, clip, the joints judge compares, and our own figures), which
 //! `scripts/judge-matrix.py` reads back with Blender (`pose-dump`) and `judge`.
 
 use crate::common::file_variants::glb::Glb;
@@ -99,7 +99,6 @@ fn bind_pose_copy(session: &Session, written: &Path, out: &Path) -> Result<(), S
     std::fs::write(out, glb.to_bytes()).map_err(|e| e.to_string())
 }
 
-/// Writes the case's GLB to `out` and returns its manifest line.
 /// The target file, when its body is judged against its own clip rather than its bind pose:
 /// its root motion moves a joint that is not hung from the top of the hierarchy (a fox's
 /// hip under `_rootJoint` and `b_Root_00`), which judge holds rigid in a single pose but
@@ -115,6 +114,22 @@ fn own_clip_target(session: &Session) -> Option<std::path::PathBuf> {
     (deep && !session.target.clips().is_empty()).then(|| session.target.path.clone())
 }
 
+/// pose-dump's arguments for a BVH as our reader read it: its unit to metres, and the axes
+/// our reader detected (Blender's importer assumes Y up, -Z forward).
+fn bvh_args(asset: &retarget_studio::io::Asset) -> Vec<String> {
+    let turn = glam::Quat::from_rotation_arc(asset.up.vector(), glam::Vec3::Y);
+    let forward = retarget_studio::core::Axis::dominant(turn.inverse() * glam::Vec3::NEG_Z);
+    let axis = |a: retarget_studio::core::Axis| a.name().trim_start_matches('+').to_owned();
+    vec![
+        "--scale".into(),
+        asset.unit.metres().to_string(),
+        // `=`: argparse would read a bare "-Z" as an option.
+        format!("--bvh-axis-up={}", axis(asset.up)),
+        format!("--bvh-axis-forward={}", axis(forward)),
+    ]
+}
+
+/// Writes the case's GLB or BVH to `out` and returns its manifest line.
 pub fn export_case(
     session: &Session,
     pair: &str,
@@ -124,7 +139,7 @@ pub fn export_case(
     known: &[&str],
 ) -> Result<Value, String> {
     let job = ExportJob {
-        format: ExportFormat::from_path(out, false).ok_or("not a .glb")?,
+        format: ExportFormat::from_path(out, false).ok_or("not a .glb or .bvh")?,
         clips: vec![clip.map(str::to_owned)],
         fps: None,
         out: out.to_path_buf(),
@@ -132,22 +147,21 @@ pub fn export_case(
         root_motion: None,
     };
     session.export(&job).map_err(|e| e.to_string())?;
-    let target_bind = out.with_extension("bind.glb");
-    bind_pose_copy(session, out, &target_bind)?;
+    let target = &session.target;
+    // A BVH target is judged against its own clip (its floor is its motion's, see
+    // `Side::floor_from_motion`), and our writer's BVH is Y up in centimetres.
+    let (target_bind, target_args, output_args, target_own) = if target.floor_from_motion() {
+        let cm = vec!["--scale".to_owned(), "0.01".to_owned()];
+        (target.path.clone(), bvh_args(&target.asset), cm, None)
+    } else {
+        let bind = out.with_extension("bind.glb");
+        bind_pose_copy(session, out, &bind)?;
+        let a0 = vec!["-a".to_owned(), "0".to_owned()];
+        (bind, Vec::new(), a0, own_clip_target(session))
+    };
     let source = &session.source;
-    let bvh = source.path.extension().is_some_and(|e| e == "bvh");
-    // Blender's BVH importer is told the axes our reader detected (it assumes Y up, -Z forward).
-    let turn = glam::Quat::from_rotation_arc(source.asset.up.vector(), glam::Vec3::Y);
-    let forward = retarget_studio::core::Axis::dominant(turn.inverse() * glam::Vec3::NEG_Z);
-    let axis = |a: retarget_studio::core::Axis| a.name().trim_start_matches('+').to_owned();
-    let source_args: Vec<String> = if bvh {
-        vec![
-            "--scale".into(),
-            source.asset.unit.metres().to_string(),
-            // `=`: argparse would read a bare "-Z" as an option.
-            format!("--bvh-axis-up={}", axis(source.asset.up)),
-            format!("--bvh-axis-forward={}", axis(forward)),
-        ]
+    let source_args: Vec<String> = if source.asset.format == Format::Bvh {
+        bvh_args(&source.asset)
     } else {
         vec!["-a".into(), clip.unwrap_or("0").to_owned()]
     };
@@ -156,10 +170,12 @@ pub fn export_case(
         "source": source.path,
         "source_args": source_args,
         "clip": clip,
-        "target": session.target.path,
+        "target": target.path,
         "target_bind": target_bind,
-        "target_own": own_clip_target(session),
+        "target_args": target_args,
+        "target_own": target_own,
         "output": out,
+        "output_args": output_args,
         "spec": judge_spec(session),
         "ours": ours(report),
         "known": known,

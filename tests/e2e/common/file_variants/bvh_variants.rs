@@ -1,6 +1,6 @@
 //! BVH variants with the same world motion: a zero pose that is not a T-pose (every joint's
-//! axes turned so its first child lies along +X, as in LAFAN1 and the Bandai Namco set) and
-//! a Z-up copy. A small parser/writer of their own (f64), independent of the product's reader.
+//! axes turned so its first child lies along +X, as in LAFAN1 and the Bandai Namco set), a
+//! Z-up copy, the root OFFSET at hip height, and other units. A small parser/writer of their own (f64), independent of the product's reader.
 
 use crate::common::variants::Lcg;
 use glam::{DQuat, DVec3, EulerRot};
@@ -197,6 +197,34 @@ pub fn z_up_bvh(bvh: &str) -> String {
     let root_offset = w * b.nodes[0].offset;
     retarget_axes(&mut b, w, &turns);
     b.nodes[0].offset = root_offset;
+    b.write()
+}
+
+/// The same file with the root OFFSET at the first frame's root position (hip height), as
+/// some exporters write it; a position channel replaces the OFFSET, so the motion is the same.
+pub fn root_offset_at_hips(bvh: &str) -> String {
+    let mut b = Bvh::parse(bvh);
+    b.nodes[0].offset = first_root_position(&b);
+    b.write()
+}
+
+/// The same motion in another unit: every offset and position channel times `k` (CMU's
+/// 1/0.45 inch × 0.056444 is metres, × 5.6444 centimetres).
+pub fn bvh_scaled(bvh: &str, k: f64) -> String {
+    let mut b = Bvh::parse(bvh);
+    let columns = b.columns();
+    for n in &mut b.nodes {
+        n.offset *= k;
+    }
+    for f in 0..b.frames.len() {
+        for (j, node) in b.nodes.iter().enumerate() {
+            for (c, ch) in node.channels.iter().enumerate() {
+                if position_axis(ch).is_some() {
+                    b.frames[f][columns[j] + c] *= k;
+                }
+            }
+        }
+    }
     b.write()
 }
 

@@ -26,7 +26,7 @@ pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
 
-pub use bvh_variants::{degenerate_zero_pose, z_up_bvh};
+pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
 pub use four_armed::four_armed;
 pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
