@@ -26,26 +26,34 @@ pub fn lowest_over_clips(
     clips: &[&Clip],
     joints: &[usize],
 ) -> Option<f32> {
-    let joints: Vec<usize> = joints
+    lowest_of(&lowest_of_each(skeleton, container, clips), joints)
+}
+
+/// The lowest of `joints` in `each` ([`lowest_of_each`]'s figures).
+pub fn lowest_of(each: &[Option<f32>], joints: &[usize]) -> Option<f32> {
+    let heights = joints
         .iter()
-        .copied()
-        .filter(|&j| j < skeleton.len())
-        .collect();
-    if joints.is_empty() {
-        return None;
-    }
+        .filter_map(|&j| each.get(j).copied().flatten());
+    heights.reduce(f32::min)
+}
+
+/// Per joint, the lowest finite height (world y, under `container`) it reaches over every
+/// frame of `clips`, each frame played over the rest pose; `None` where it has none.
+pub fn lowest_of_each(skeleton: &Skeleton, container: Mat4, clips: &[&Clip]) -> Vec<Option<f32>> {
     let rest = Pose::rest(skeleton);
     let mut pose = rest.clone();
     let mut world = vec![Mat4::IDENTITY; skeleton.len()];
-    let mut lowest: Option<f32> = None;
+    let mut lowest: Vec<Option<f32>> = vec![None; skeleton.len()];
     for clip in clips.iter().filter(|c| c.tracks().len() == skeleton.len()) {
         for t in frame_times(clip) {
             pose.copy_from(&rest);
             clip.sample(t, &mut pose);
             pose.world_matrices_under(skeleton, container, &mut world);
-            let ys = joints.iter().map(|&j| world[j].w_axis.y);
-            for y in ys.filter(|y| y.is_finite()) {
-                lowest = Some(lowest.map_or(y, |l| l.min(y)));
+            for (low, m) in lowest.iter_mut().zip(&world) {
+                let y = m.w_axis.y;
+                if y.is_finite() {
+                    *low = Some(low.map_or(y, |l| l.min(y)));
+                }
             }
         }
     }

@@ -28,6 +28,57 @@ pub struct Side {
     /// The rig's chain skeleton (`core::chains`): from the project, or built from the
     /// reference pose.
     pub chains: crate::core::chains::ChainSkeleton,
+    /// The last floor read off the side's own motion (`floor`).
+    floor_memo: FloorMemo,
+}
+
+/// The lowest height each joint reaches over a side's own motion, under the container it
+/// was read with: finding it plays the whole clip (a millisecond for CMU 01_01), so it is
+/// read when the side loads and again only when the container changes, not on each of the
+/// session's retargeter builds.
+#[derive(Default)]
+struct FloorMemo(std::sync::Mutex<Option<(FloorKey, Vec<Option<f32>>)>>);
+
+/// What a floor was read under: the container, and each clip's frame count and span (a
+/// clip replaced since is read again).
+type FloorKey = (glam::Mat4, Vec<(usize, u32)>);
+
+fn floor_key(container: glam::Mat4, clips: &[&crate::core::Clip]) -> FloorKey {
+    let clips = clips
+        .iter()
+        .map(|c| (c.frame_count(), c.duration_secs().to_bits()));
+    (container, clips.collect())
+}
+
+impl Clone for FloorMemo {
+    fn clone(&self) -> Self {
+        let read = self.0.lock().map(|r| r.clone()).unwrap_or_default();
+        Self(std::sync::Mutex::new(read))
+    }
+}
+
+impl FloorMemo {
+    /// The lowest of `feet`, from `read` (each joint's lowest) unless the last read was
+    /// under the same `key`.
+    fn lowest(
+        &self,
+        feet: &[usize],
+        key: FloorKey,
+        read: impl FnOnce() -> Vec<Option<f32>>,
+    ) -> Option<f32> {
+        let Ok(mut last) = self.0.lock() else {
+            return crate::core::floor::lowest_of(&read(), feet);
+        };
+        match &*last {
+            Some((k, each)) if *k == key => crate::core::floor::lowest_of(each, feet),
+            _ => {
+                let each = read();
+                let lowest = crate::core::floor::lowest_of(&each, feet);
+                *last = Some((key, each));
+                lowest
+            }
+        }
+    }
 }
 
 /// Humanoid labels of a skeleton, as the map builder takes them: the file's own table,
@@ -123,6 +174,7 @@ impl Side {
             skeleton_index,
             file,
             reference,
+            floor_memo: FloorMemo::default(),
         };
         side.rebuild_reference()?;
         side.labels = side_labels(side.skeleton(), &side.reference);
@@ -130,6 +182,16 @@ impl Side {
         side.rebuild_reference()?;
         side.stand_from_motion()?;
         side.load_chains()?;
+        if side.floor_from_motion() {
+            // Read while loading, so the first retargeter build does not play the clip.
+            let container = side.file.container.matrix() * side.skeleton().container();
+            let skeleton = side.skeleton();
+            let clips = side.clips();
+            side.floor_memo
+                .lowest(&[], floor_key(container, &clips), || {
+                    crate::core::floor::lowest_of_each(skeleton, container, &clips)
+                });
+        }
         Ok(side)
     }
 
@@ -197,12 +259,12 @@ impl Side {
         let skeleton = self.skeleton();
         if self.floor_from_motion() {
             let container = self.file.container.matrix() * skeleton.container();
-            let lowest = crate::core::floor::lowest_over_clips(
-                skeleton,
-                container,
-                &self.clips(),
-                &legs.feet,
-            );
+            let clips = self.clips();
+            let lowest = self
+                .floor_memo
+                .lowest(&legs.feet, floor_key(container, &clips), || {
+                    crate::core::floor::lowest_of_each(skeleton, container, &clips)
+                });
             if lowest.is_some() {
                 return lowest;
             }
@@ -410,5 +472,29 @@ mod tests {
             clip.clip = crate::core::Clip::new("empty", vec![Default::default(); joints], None);
         }
         assert_eq!(s.target.floor(&s.map, |p| p.target), Some(base_floor(&s)));
+    }
+
+    #[test]
+    fn the_floor_memo_reads_again_only_under_another_container_or_clips() {
+        let memo = super::FloorMemo::default();
+        let reads = std::cell::Cell::new(0);
+        let read = || {
+            reads.set(reads.get() + 1);
+            vec![Some(0.5), None, Some(-0.2)]
+        };
+        let key = |y: f32, frames: usize| {
+            (
+                glam::Mat4::from_translation(glam::Vec3::Y * y),
+                vec![(frames, 0)],
+            )
+        };
+        assert_eq!(memo.lowest(&[0, 1], key(0.0, 3), read), Some(0.5));
+        assert_eq!(memo.lowest(&[0, 2], key(0.0, 3), read), Some(-0.2));
+        assert_eq!(reads.get(), 1);
+        memo.lowest(&[0], key(1.0, 3), read);
+        memo.lowest(&[0], key(1.0, 4), read);
+        assert_eq!(reads.get(), 3);
+        assert_eq!(memo.clone().lowest(&[1], key(1.0, 4), read), None);
+        assert_eq!(reads.get(), 3, "a clone keeps the read");
     }
 }
