@@ -73,17 +73,14 @@ fn frame_times(clip: &Clip, frames: usize) -> Vec<f32> {
         .collect()
 }
 
-/// A retargeted clip's keys, filled one solved pose at a time (mirrored when the solve
-/// mirrors) after a check that the pose stays within what a file may hold. Kept frame by
-/// frame, a copy of the pose's arrays, and laid out per joint once at the end.
+/// A retargeted clip's keys, per target joint, filled one solved pose at a time (mirrored
+/// when the solve mirrors) after a check that the pose stays within what a file may hold.
 struct Keys<'a> {
     target: &'a Skeleton,
-    /// Every joint's rotation, a frame after another (room for every frame reserved).
-    rotations: Vec<Quat>,
-    /// The joints that get a translation track (`translated`).
-    moved: Vec<usize>,
-    /// Their translations, a frame after another.
-    translations: Vec<Vec3>,
+    /// Per joint, a key per frame (room for every frame reserved up front).
+    rotations: Vec<Vec<Quat>>,
+    /// The joints that get a translation track (`translated`), with their keys.
+    translations: Vec<(usize, Vec<Vec3>)>,
     /// Frames keyed so far.
     frame: usize,
     extent: Extent,
@@ -96,9 +93,11 @@ impl<'a> Keys<'a> {
         let moves = translated(solver, target);
         Self {
             target,
-            rotations: Vec::with_capacity(frames * n),
-            moved: (0..n).filter(|&j| moves[j]).collect(),
-            translations: Vec::with_capacity(frames * moves.iter().filter(|m| **m).count()),
+            rotations: (0..n).map(|_| Vec::with_capacity(frames)).collect(),
+            translations: (0..n)
+                .filter(|&j| moves[j])
+                .map(|j| (j, Vec::with_capacity(frames)))
+                .collect(),
             frame: 0,
             extent: Extent::new(
                 solver.target_container,
@@ -129,15 +128,18 @@ impl<'a> Keys<'a> {
                 time: t,
             });
         }
-        self.rotations.extend_from_slice(&pose.rotations);
-        let moved = self.moved.iter().map(|&j| pose.translations[j]);
-        self.translations.extend(moved);
+        for (keys, r) in self.rotations.iter_mut().zip(&pose.rotations) {
+            keys.push(*r);
+        }
+        for (j, keys) in &mut self.translations {
+            keys.push(pose.translations[*j]);
+        }
         self.frame += 1;
         Ok(())
     }
 
     fn into_clip(
-        self,
+        mut self,
         solver: &Retargeter,
         target: &Skeleton,
         name: String,
@@ -146,23 +148,19 @@ impl<'a> Keys<'a> {
     ) -> Clip {
         debug_assert_eq!(self.frame, times.len());
         let reference = &solver.target_reference;
-        let (n, m) = (target.len(), self.moved.len());
-        let mut moved = self.moved.iter().enumerate().peekable();
-        let tracks = (0..n)
+        let mut translations = self.translations.into_iter().peekable();
+        let tracks = (0..target.len())
             .map(|j| {
-                let mut rotations: Vec<Quat> =
-                    self.rotations.iter().skip(j).step_by(n).copied().collect();
-                make_continuous(&mut rotations);
+                make_continuous(&mut self.rotations[j]);
                 let rest = target.rest()[j];
-                let translation = moved.next_if(|(_, k)| **k == j).map(|(i, _)| {
-                    let keys = self.translations.iter().skip(i).step_by(m).copied();
-                    keyed(&times, keys.collect())
-                });
+                let translation = translations
+                    .next_if(|(k, _)| *k == j)
+                    .map(|(_, keys)| keyed(&times, keys));
                 let scale = (!reference.scales[j].abs_diff_eq(rest.scale, 1e-6))
                     .then(|| keyed(&times, vec![reference.scales[j]; times.len()]));
                 JointTracks {
                     translation,
-                    rotation: Some(keyed(&times, rotations)),
+                    rotation: Some(keyed(&times, std::mem::take(&mut self.rotations[j]))),
                     scale,
                 }
             })
