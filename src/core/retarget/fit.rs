@@ -12,7 +12,7 @@ use crate::core::sampler::{CompiledClip, Cursor};
 use crate::core::skeleton::Skeleton;
 use glam::{Affine3A, Quat, Vec3};
 
-/// The most frames a fit samples (a longer clip is sampled evenly at this many).
+/// The most frames a fit samples (of a longer clip, every second frame or third, and so on).
 const MAX_FIT_FRAMES: usize = 2000;
 
 impl Retargeter {
@@ -93,8 +93,12 @@ impl SampledClip {
             }
         }
         let order: Vec<usize> = (0..source.len()).filter(|&j| placed[j]).collect();
-        let frames = frames.clamp(2, MAX_FIT_FRAMES);
-        let dt = clip.duration_secs() / (frames - 1) as f32;
+        // On the clip's own frames (keys, where it has them: sampling takes a key as it is),
+        // every `stride`-th of a clip longer than the fit reads.
+        let keys = frames.max(2);
+        let stride = keys.div_ceil(MAX_FIT_FRAMES);
+        let frames = (keys - 1) / stride + 1;
+        let dt = clip.duration_secs() / (keys - 1) as f32 * stride as f32;
         let mut cursor = Cursor::new(clip);
         // Sampling writes the placed joints each frame; the others keep their rest.
         let mut pose = Pose::rest(source);
