@@ -47,6 +47,14 @@ pub trait Keyframe: Copy {
     fn normalized_key(self) -> Option<Self> {
         Some(self)
     }
+    /// `a[k].lerp_to(b[k], s)` for every `k`, handed to `write(k, value)`; a type may do
+    /// several at once (rotations: `slerp::slerp_rows`), bit for bit the same.
+    #[inline]
+    fn lerp_rows(a: &[Self], b: &[Self], s: f32, mut write: impl FnMut(usize, Self)) {
+        for (k, (a, b)) in a.iter().zip(b).enumerate() {
+            write(k, a.lerp_to(*b, s));
+        }
+    }
 }
 
 fn hermite_weights(s: f32) -> (f32, f32, f32, f32) {
@@ -82,6 +90,10 @@ impl Keyframe for Quat {
     }
     fn lerp_to(self, other: Self, s: f32) -> Self {
         super::slerp::slerp(self, other, s)
+    }
+    #[inline]
+    fn lerp_rows(a: &[Self], b: &[Self], s: f32, write: impl FnMut(usize, Self)) {
+        super::slerp::slerp_rows(a, b, s, write);
     }
     fn hermite(p0: Self, m0: Self, p1: Self, m1: Self, s: f32) -> Self {
         let (a, b, c, d) = hermite_weights(s);

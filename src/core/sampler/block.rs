@@ -90,11 +90,12 @@ impl<T: Keyframe> Block<T> {
             Interpolation::Step => hold(prev, out),
             Interpolation::Linear => {
                 let (a, b) = (self.row(prev, 0), self.row(next, 0));
-                for ((&j, a), b) in self.joints.iter().zip(a).zip(b) {
-                    if wanted(j as usize) {
-                        out[j as usize] = a.lerp_to(*b, s);
+                T::lerp_rows(a, b, s, |k, v| {
+                    let j = self.joints[k] as usize;
+                    if wanted(j) {
+                        out[j] = v;
                     }
-                }
+                });
             }
             Interpolation::CubicSpline => {
                 let (p0, b0) = (self.row(prev, 1), self.row(prev, 2));
