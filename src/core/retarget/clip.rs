@@ -37,7 +37,13 @@ impl Retargeter {
         options: &RetargetClipOptions,
     ) -> Result<Clip, RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
-        let mut keys = Keys::new(self, target, frames);
+        // Made once the solve is fitted to the clip (which tilts the feet, and with them
+        // the copies under them): on the first frame keyed.
+        let keys_of = |solver: &Self| {
+            let still = solver.still_translations(source, clip, target);
+            Keys::new(solver, target, frames, &still)
+        };
+        let mut keys = None;
         let times = if self.solve.plant_feet && !self.legs.is_empty() || !self.reach.is_empty() {
             // Planting needs the whole clip solved before any frame is final.
             let solved = self.solve_frames(source, clip, target, frames);
@@ -49,6 +55,7 @@ impl Retargeter {
             } = solved;
             self.last_plant = self.plant(target, &mut poses, &times, &feet);
             self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
+            let keys = keys.get_or_insert_with(|| keys_of(self));
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
             }
@@ -56,10 +63,11 @@ impl Retargeter {
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
             self.last_plant = plant::PlantReport::default();
-            self.solve_each(source, clip, target, frames, |_, _, pose, t| {
-                keys.push(pose, t)
+            self.solve_each(source, clip, target, frames, |solver, _, pose, t| {
+                keys.get_or_insert_with(|| keys_of(solver)).push(pose, t)
             })?
         };
+        let keys = keys.unwrap_or_else(|| keys_of(self));
         Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
     }
 }
@@ -88,9 +96,13 @@ struct Keys<'a> {
 }
 
 impl<'a> Keys<'a> {
-    fn new(solver: &Retargeter, target: &'a Skeleton, frames: usize) -> Self {
+    /// `still`: joints whose translation the clip leaves at the rest (no track).
+    fn new(solver: &Retargeter, target: &'a Skeleton, frames: usize, still: &[bool]) -> Self {
         let n = target.len();
-        let moves = translated(solver, target);
+        let mut moves = translated(solver, target);
+        for (m, s) in moves.iter_mut().zip(still) {
+            *m &= !s;
+        }
         Self {
             target,
             rotations: (0..n).map(|_| Vec::with_capacity(frames)).collect(),

@@ -19,6 +19,7 @@ mod plant_goals;
 mod reach;
 pub(crate) mod root;
 mod settings;
+mod still;
 mod turns;
 
 pub use clip::{RetargetClipOptions, make_continuous};
