@@ -402,7 +402,8 @@ impl Retargeter {
         crate::core::mirror::Mirror::new(
             target,
             &reference,
-            self.mirror_twins.clone(),
+            (self.mirror_twins.clone())
+                .unwrap_or_else(|| crate::core::mirror::twins_of(target, None, None)),
             self.roots.first().map(|r| r.pelvis()),
             &self.solve.mirror_plane,
         )

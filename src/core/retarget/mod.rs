@@ -120,8 +120,9 @@ pub struct Retargeter {
     solve: plant::SolveSettings,
     /// What the last `retarget_clip` planted.
     last_plant: plant::PlantReport,
-    /// Each target joint's twin, for mirroring (labels and names; the session adds chains).
-    mirror_twins: Vec<usize>,
+    /// Each target joint's twin, for mirroring, as the session finds them (labels, names,
+    /// chains); `None`: by names alone (`twins_of`), found when a mirror is made.
+    mirror_twins: Option<Vec<usize>>,
     /// Chains solved in absolute mode (`reach`).
     reach: Vec<reach::ReachChain>,
     /// The source's height in its reference pose (contacts are measured against it).
@@ -273,7 +274,7 @@ impl Retargeter {
             legs: legs_ik::legs(map, target, &tgt_ref, source.parents()),
             solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
-            mirror_twins: crate::core::mirror::twins_of(target, None, None),
+            mirror_twins: None,
             reach: Vec::new(),
             feet,
             source_height: (hi - lo).max(1e-6),

@@ -78,7 +78,7 @@ impl Retargeter {
     /// Which target joint mirrors which (`core::mirror::twins_of`).
     pub fn set_mirror_twins(&mut self, twins: Vec<usize>) {
         if twins.len() == self.target_parents.len() {
-            self.mirror_twins = twins;
+            self.mirror_twins = Some(twins);
         }
     }
 }
