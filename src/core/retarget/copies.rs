@@ -117,26 +117,13 @@ mod tests {
     use crate::core::pose::Pose;
     use crate::core::reference::ReferencePose;
     use crate::core::retarget::Retargeter;
-    use crate::core::skeleton::{JointDef, Skeleton};
-    use crate::core::transform::Transform;
-    use glam::{Mat4, Quat, Vec3};
+    use crate::core::skeleton::Skeleton;
+    use glam::{Quat, Vec3};
 
     /// A branching chain under a turned, scaled container; `to` is the same body 1.5 times
     /// as large, with every joint copying the source's translation.
     fn rig(scale: f32) -> Skeleton {
-        let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.1) * scale);
-        let parents = [None, Some(0), Some(1), Some(2), Some(3), Some(1), Some(5)];
-        let defs = parents
-            .iter()
-            .enumerate()
-            .map(|(j, p)| JointDef::new(format!("j{j}"), *p, t(0.1 * j as f32, 0.3)))
-            .collect();
-        let container = Mat4::from_scale_rotation_translation(
-            Vec3::splat(0.01),
-            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            Vec3::new(0.2, 0.0, 0.0),
-        );
-        Skeleton::new("rig", container, defs).unwrap()
+        crate::core::retarget::test_rigs::branching(scale)
     }
 
     /// The local form gives the world solve's translations within float noise, on every

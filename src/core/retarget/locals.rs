@@ -390,7 +390,7 @@ mod tests {
     use crate::core::retarget::Retargeter;
     use crate::core::skeleton::{JointDef, Skeleton};
     use crate::core::transform::Transform;
-    use glam::{EulerRot, Mat4, Quat, Vec3};
+    use glam::{EulerRot, Quat, Vec3};
 
     /// `(name, parent, offset)` joints; every joint's rest turned by `turn(j)`.
     fn skeleton(
@@ -408,12 +408,7 @@ mod tests {
                 )
             })
             .collect();
-        let container = Mat4::from_scale_rotation_translation(
-            Vec3::splat(0.01),
-            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            Vec3::new(0.2, 0.0, 0.0),
-        );
-        Skeleton::new("rig", container, defs).unwrap()
+        Skeleton::new("rig", crate::core::retarget::test_rigs::container(), defs).unwrap()
     }
 
     /// CMU-like mocap: hip joints between the hips and the legs, a chest in the spine.

@@ -20,6 +20,8 @@ mod reach;
 pub(crate) mod root;
 mod settings;
 mod still;
+#[cfg(test)]
+mod test_rigs;
 mod turns;
 
 pub use clip::{RetargetClipOptions, make_continuous};

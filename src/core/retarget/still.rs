@@ -52,25 +52,12 @@ mod tests {
     use crate::core::pose::Pose;
     use crate::core::reference::ReferencePose;
     use crate::core::retarget::{RetargetClipOptions, Retargeter};
-    use crate::core::skeleton::{JointDef, Skeleton};
-    use crate::core::transform::Transform;
-    use glam::{EulerRot, Mat4, Quat, Vec3};
+    use crate::core::skeleton::Skeleton;
+    use glam::{EulerRot, Quat, Vec3};
 
     /// A branching chain under a turned, scaled container.
     fn rig() -> Skeleton {
-        let t = |x: f32| Transform::from_translation(Vec3::new(x, 0.3, 0.1));
-        let parents = [None, Some(0), Some(1), Some(2), Some(3), Some(1), Some(5)];
-        let defs = parents
-            .iter()
-            .enumerate()
-            .map(|(j, p)| JointDef::new(format!("j{j}"), *p, t(0.1 * j as f32)))
-            .collect();
-        let container = Mat4::from_scale_rotation_translation(
-            Vec3::splat(0.01),
-            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            Vec3::new(0.2, 0.0, 0.0),
-        );
-        Skeleton::new("rig", container, defs).unwrap()
+        crate::core::retarget::test_rigs::branching(1.0)
     }
 
     /// Every joint turning over 5 frames; the root and `moved` keyed in translation; `scaled`
