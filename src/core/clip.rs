@@ -344,6 +344,13 @@ impl Clip {
         self.fps
     }
 
+    /// `frames` times spread evenly over the clip's own span, first and last on its ends:
+    /// at the clip's own rate they land on its keys (a BVH's 0.008333 s is not quite 1/120).
+    pub fn even_times(&self, frames: usize) -> impl Iterator<Item = f32> + '_ {
+        let step = self.duration_secs() / (frames.max(2) - 1) as f32;
+        (0..frames).map(move |k| self.start_secs + k as f32 * step)
+    }
+
     /// Key count of the longest track.
     pub fn frame_count(&self) -> usize {
         self.tracks

@@ -12,24 +12,11 @@ use glam::Mat4;
 /// One time per frame of `clip`: its keys' span in `frame_count` even steps (a BVH's
 /// frames). None for a clip without keys.
 pub fn frame_times(clip: &Clip) -> impl Iterator<Item = f32> + '_ {
-    let frames = clip.frame_count();
-    let step = clip.duration_secs() / frames.saturating_sub(1).max(1) as f32;
-    (0..frames).map(move |k| clip.start_secs() + k as f32 * step)
+    clip.even_times(clip.frame_count())
 }
 
-/// The lowest height (world y, under `container`) any of `joints` reaches over every frame
-/// of `clips`, each frame played over the rest pose. `None` without joints, without frames,
-/// or without a finite height: the caller then keeps the floor it had.
-pub fn lowest_over_clips(
-    skeleton: &Skeleton,
-    container: Mat4,
-    clips: &[&Clip],
-    joints: &[usize],
-) -> Option<f32> {
-    lowest_of(&lowest_of_each(skeleton, container, clips), joints)
-}
-
-/// The lowest of `joints` in `each` ([`lowest_of_each`]'s figures).
+/// The lowest of `joints` in `each` ([`lowest_of_each`]'s figures): `None` without joints,
+/// or without a finite height, and the caller then keeps the floor it had.
 pub fn lowest_of(each: &[Option<f32>], joints: &[usize]) -> Option<f32> {
     let heights = joints
         .iter()
@@ -67,6 +54,16 @@ mod tests {
     use crate::core::skeleton::JointDef;
     use crate::core::transform::Transform;
     use glam::Vec3;
+
+    /// The lowest height any of `joints` reaches over every frame of `clips`.
+    fn lowest_over_clips(
+        skeleton: &Skeleton,
+        container: Mat4,
+        clips: &[&Clip],
+        joints: &[usize],
+    ) -> Option<f32> {
+        lowest_of(&lowest_of_each(skeleton, container, clips), joints)
+    }
 
     /// A root at the origin (as CMU's OFFSET 0) with a foot 0.9 below it.
     fn figure() -> Skeleton {

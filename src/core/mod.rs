@@ -7,6 +7,7 @@ pub mod ik;
 pub mod pose;
 pub mod profile;
 pub mod quality;
+pub mod quat_lanes;
 pub mod skeleton;
 pub mod slerp;
 pub mod transform;

@@ -6,7 +6,8 @@
 //! (bounded and tested below): sampling a clip spends most of its time here, so close keys
 //! take nlerp and only keys further apart pay for the exact slerp.
 
-use glam::{Mat4, Quat, Vec4};
+use super::quat_lanes::{lanes, quats};
+use glam::{Quat, Vec4};
 
 /// Keys whose dot product is above this (less than 3.6° apart) are blended linearly.
 /// The angle nlerp then misses by is below 2e-6 rad (`nlerp_error_is_bounded`).
@@ -34,8 +35,8 @@ pub fn slerp_rows(a: &[Quat], b: &[Quat], s: f32, mut write: impl FnMut(usize, Q
     let whole = n - n % 4;
     let (t, u) = (Vec4::splat(1.0 - s), Vec4::splat(s));
     for k in (0..whole).step_by(4) {
-        let [ax, ay, az, aw] = lanes(&a[k..k + 4]);
-        let [bx, by, bz, bw] = lanes(&b[k..k + 4]);
+        let [ax, ay, az, aw] = lanes(std::array::from_fn(|i| a[k + i]));
+        let [bx, by, bz, bw] = lanes(std::array::from_fn(|i| b[k + i]));
         let dot = (ax * bx + az * bz) + (ay * by + aw * bw);
         if !dot.abs().cmpgt(Vec4::splat(CLOSE)).all() {
             for i in k..k + 4 {
@@ -52,24 +53,14 @@ pub fn slerp_rows(a: &[Quat], b: &[Quat], s: f32, mut write: impl FnMut(usize, Q
             aw * t + bw * side,
         );
         let length = ((x * x + z * z) + (y * y + w * w)).sqrt();
-        let m = Mat4::from_cols(x / length, y / length, z / length, w / length).transpose();
-        for (i, q) in [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
-            .into_iter()
-            .enumerate()
-        {
-            write(k + i, Quat::from_vec4(q));
+        let blended = quats([x / length, y / length, z / length, w / length]);
+        for (i, q) in blended.into_iter().enumerate() {
+            write(k + i, q);
         }
     }
     for i in whole..n {
         write(i, slerp(a[i], b[i], s));
     }
-}
-
-/// The lanes of four quaternions: x, y, z and w.
-#[inline(always)]
-fn lanes(q: &[Quat]) -> [Vec4; 4] {
-    let m = Mat4::from_cols(q[0].into(), q[1].into(), q[2].into(), q[3].into()).transpose();
-    [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
 }
 
 #[cfg(test)]

@@ -182,8 +182,9 @@ impl Side {
         side.rebuild_reference()?;
         side.stand_from_motion()?;
         side.load_chains()?;
-        if side.floor_from_motion() {
-            // Read while loading, so the first retargeter build does not play the clip.
+        if side.role == SideRole::Target && side.floor_from_motion() {
+            // Read while loading, so the first retargeter build does not play the clip (a
+            // source's floor comes from the clip being retargeted: `fit_clip`).
             let container = side.file.container.matrix() * side.skeleton().container();
             let skeleton = side.skeleton();
             let clips = side.clips();

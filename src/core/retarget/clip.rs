@@ -37,16 +37,13 @@ impl Retargeter {
         options: &RetargetClipOptions,
     ) -> Result<Clip, RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
-        // Made once the solve is fitted to the clip (which tilts the feet, and with them
-        // the copies under them): on the first frame keyed.
-        let keys_of = |solver: &Self| {
-            let still = solver.still_translations(source, clip, target);
-            Keys::new(solver, target, frames, &still)
-        };
-        let mut keys = None;
+        // The keys after the fit, which tilts the feet and with them the copies under them.
+        let compiled = self.fitted(source, clip);
+        let still = self.still_translations(source, clip, target);
+        let mut keys = Keys::new(self, target, frames, &still);
         let times = if self.solve.plant_feet && !self.legs.is_empty() || !self.reach.is_empty() {
             // Planting needs the whole clip solved before any frame is final.
-            let solved = self.solve_frames(source, clip, target, frames);
+            let solved = self.solve_frames(source, (clip, &compiled), target, frames);
             let Solved {
                 times,
                 mut poses,
@@ -55,7 +52,6 @@ impl Retargeter {
             } = solved;
             self.last_plant = self.plant(target, &mut poses, &times, &feet);
             self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
-            let keys = keys.get_or_insert_with(|| keys_of(self));
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
             }
@@ -63,22 +59,16 @@ impl Retargeter {
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
             self.last_plant = plant::PlantReport::default();
-            self.solve_each(source, clip, target, frames, |solver, _, pose, t| {
-                keys.get_or_insert_with(|| keys_of(solver)).push(pose, t)
-            })?
+            self.solve_each(
+                source,
+                (clip, &compiled),
+                target,
+                frames,
+                |_, _, pose, t| keys.push(pose, t),
+            )?
         };
-        let keys = keys.unwrap_or_else(|| keys_of(self));
         Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
     }
-}
-
-/// `frames` times spread evenly over the clip's own span, so that at the source's rate the
-/// output keys land exactly on its keys (a BVH's 0.008333 s is not quite 1/120).
-fn frame_times(clip: &Clip, frames: usize) -> Vec<f32> {
-    let step = clip.duration_secs() / (frames.max(2) - 1) as f32;
-    (0..frames)
-        .map(|k| clip.start_secs() + k as f32 * step)
-        .collect()
 }
 
 /// A retargeted clip's keys, per target joint, filled one solved pose at a time (mirrored
@@ -89,8 +79,6 @@ struct Keys<'a> {
     rotations: Vec<Vec<Quat>>,
     /// The joints that get a translation track (`translated`), with their keys.
     translations: Vec<(usize, Vec<Vec3>)>,
-    /// Frames keyed so far.
-    frame: usize,
     extent: Extent,
     mirror: Option<(crate::core::mirror::Mirror, Pose)>,
 }
@@ -110,7 +98,6 @@ impl<'a> Keys<'a> {
                 .filter(|&j| moves[j])
                 .map(|j| (j, Vec::with_capacity(frames)))
                 .collect(),
-            frame: 0,
             extent: Extent::new(
                 solver.target_container,
                 target,
@@ -146,7 +133,6 @@ impl<'a> Keys<'a> {
         for (j, keys) in &mut self.translations {
             keys.push(pose.translations[*j]);
         }
-        self.frame += 1;
         Ok(())
     }
 
@@ -158,7 +144,7 @@ impl<'a> Keys<'a> {
         times: Vec<f32>,
         fps: f32,
     ) -> Clip {
-        debug_assert_eq!(self.frame, times.len());
+        debug_assert!(self.rotations.iter().all(|keys| keys.len() == times.len()));
         let reference = &solver.target_reference;
         let mut translations = self.translations.into_iter().peekable();
         let tracks = (0..target.len())
@@ -328,7 +314,7 @@ impl Retargeter {
     pub(super) fn solve_frames(
         &mut self,
         source: &Skeleton,
-        clip: &Clip,
+        clip: (&Clip, &CompiledClip),
         target: &Skeleton,
         frames: usize,
     ) -> Solved {
@@ -365,22 +351,20 @@ impl Retargeter {
         }
     }
 
-    /// Fits the solve to `clip`, then solves `frames` frames spread evenly over it and hands
+    /// Solves `frames` frames spread evenly over `clip` (fitted to it: `fitted`) and hands
     /// each to `each` (the solver, the source pose, the target pose, the time), sampling the
     /// clip through its compiled form with one cursor (no search per track and frame).
     /// Returns the frames' times, or `each`'s first error.
     fn solve_each<E>(
         &mut self,
         source: &Skeleton,
-        clip: &Clip,
+        (clip, compiled): (&Clip, &CompiledClip),
         target: &Skeleton,
         frames: usize,
         mut each: impl FnMut(&Self, &Pose, &Pose, f32) -> Result<(), E>,
     ) -> Result<Vec<f32>, E> {
-        let compiled = CompiledClip::new(clip);
-        self.fit_compiled(source, &compiled, clip.frame_count());
-        let times = frame_times(clip, frames);
-        let mut cursor = Cursor::new(&compiled);
+        let times: Vec<f32> = clip.even_times(frames).collect();
+        let mut cursor = Cursor::new(compiled);
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
         let mut target_pose = self.target_reference.clone();

@@ -20,12 +20,18 @@ impl Retargeter {
     /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
     /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
+        self.fitted(source, clip);
+    }
+
+    /// `clip` compiled for sampling, with the solve fitted to it ([`Self::fit_clip`]).
+    pub(super) fn fitted(&mut self, source: &Skeleton, clip: &Clip) -> CompiledClip {
         let compiled = CompiledClip::new(clip);
         self.fit_compiled(source, &compiled, clip.frame_count());
+        compiled
     }
 
     /// [`Self::fit_clip`] on the clip's compiled form (`frames`: its longest track's keys).
-    pub(crate) fn fit_compiled(&mut self, source: &Skeleton, clip: &CompiledClip, frames: usize) {
+    fn fit_compiled(&mut self, source: &Skeleton, clip: &CompiledClip, frames: usize) {
         let mut joints: Vec<usize> = self.feet.iter().map(|f| f.source_foot).collect();
         for r in &self.roots {
             joints.extend(r.source_feet());

@@ -4,10 +4,8 @@
 //! quaternions in four registers) take plain multiplies and adds, and the normalisation is
 //! one Newton step, exact to float noise for the near-unit products of unit quaternions.
 
-use glam::{Mat4, Quat, Vec4};
-
-/// Lanes of four quaternions: x, y, z and w.
-type Lanes = [Vec4; 4];
+use crate::core::quat_lanes::{Lanes, lanes, quats};
+use glam::{Quat, Vec4};
 
 /// How far from 1 a squared length may be for the Newton step (its error, `3e²/8`, is then
 /// under 4e-7); a lane farther out takes glam's normalisation.
@@ -20,20 +18,6 @@ pub(super) struct Turns {
     sources: Vec<[usize; 4]>,
     before: Vec<Lanes>,
     after: Vec<Lanes>,
-}
-
-/// The lanes of four quaternions.
-#[inline(always)]
-fn lanes(q: [Quat; 4]) -> Lanes {
-    let m = Mat4::from_cols(q[0].into(), q[1].into(), q[2].into(), q[3].into()).transpose();
-    [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
-}
-
-/// The four quaternions of `l`.
-#[inline(always)]
-fn quats(l: Lanes) -> [Quat; 4] {
-    let m = Mat4::from_cols(l[0], l[1], l[2], l[3]).transpose();
-    [m.x_axis, m.y_axis, m.z_axis, m.w_axis].map(Quat::from_vec4)
 }
 
 /// Hamilton products `a · b`, lane by lane.
