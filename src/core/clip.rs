@@ -3,6 +3,7 @@
 
 use super::pose::Pose;
 use glam::{Quat, Vec3, Vec4};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interpolation {
@@ -125,17 +126,21 @@ pub fn normalised(q: Quat) -> Option<Quat> {
 /// in glTF order: in-tangent, value, out-tangent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Track<T> {
-    times: Vec<f32>,
+    /// Shared by the tracks of a clip this crate solved: one array for all of them, and
+    /// samplers see at once that they share their keys.
+    times: Arc<[f32]>,
     values: Vec<T>,
     interpolation: Interpolation,
 }
 
 impl<T: Keyframe> Track<T> {
+    /// `times`: a `Vec`, or an `Arc` the clip's other tracks share.
     pub fn new(
-        times: Vec<f32>,
+        times: impl Into<Arc<[f32]>>,
         values: Vec<T>,
         interpolation: Interpolation,
     ) -> Result<Self, ClipError> {
+        let times: Arc<[f32]> = times.into();
         if times.is_empty() {
             return Err(ClipError::NoKeys);
         }
@@ -182,8 +187,8 @@ impl<T: Keyframe> Track<T> {
 
     /// A track of keys this crate solved and checked itself (sorted finite times, finite
     /// unit values, one value per key): no second pass over a whole clip's keys.
-    pub(crate) fn solved(times: Vec<f32>, values: Vec<T>, interpolation: Interpolation) -> Self {
-        debug_assert!(Self::new(times.clone(), values.clone(), interpolation).is_ok());
+    pub(crate) fn solved(times: Arc<[f32]>, values: Vec<T>, interpolation: Interpolation) -> Self {
+        debug_assert!(Self::new(times.to_vec(), values.clone(), interpolation).is_ok());
         Self {
             times,
             values,
@@ -239,6 +244,12 @@ impl<T: Keyframe> Track<T> {
         if s > 1.0 - ON_KEY {
             return self.value(next);
         }
+        self.between(prev, s, dt)
+    }
+
+    /// The value at `s` (0..1) of the way from key `prev` to the next, `dt` seconds apart.
+    pub(crate) fn between(&self, prev: usize, s: f32, dt: f32) -> T {
+        let next = prev + 1;
         match self.interpolation {
             Interpolation::Step => self.value(prev),
             Interpolation::Linear => self.values[prev].lerp_to(self.values[next], s),

@@ -80,7 +80,7 @@ mod tests {
 
     /// The root keyed at these heights, one per frame at 30 fps.
     fn root_at(heights: &[f32]) -> Clip {
-        let times = (0..heights.len()).map(|k| k as f32 / 30.0).collect();
+        let times: Vec<f32> = (0..heights.len()).map(|k| k as f32 / 30.0).collect();
         let values = heights.iter().map(|&y| Vec3::new(0.0, y, 0.0)).collect();
         let root = JointTracks {
             translation: Some(Track::new(times, values, Interpolation::Linear).unwrap()),

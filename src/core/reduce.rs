@@ -68,7 +68,7 @@ fn reduced<T: Error>(track: &Track<T>, limit: f32) -> Track<T> {
     if kept.len() == track.key_count() {
         return track.clone();
     }
-    let times = kept.iter().map(|&k| track.times()[k]).collect();
+    let times: Vec<f32> = kept.iter().map(|&k| track.times()[k]).collect();
     let values = kept.iter().map(|&k| track.value(k)).collect();
     Track::new(times, values, Interpolation::Linear)
         .unwrap_or_else(|e| unreachable!("a subset of valid keys is valid: {e}"))
@@ -105,7 +105,7 @@ mod tests {
     use super::*;
 
     fn rotation_track(angles: &[f32]) -> Track<Quat> {
-        let times = (0..angles.len()).map(|i| i as f32 / 30.0).collect();
+        let times: Vec<f32> = (0..angles.len()).map(|i| i as f32 / 30.0).collect();
         let values = angles
             .iter()
             .map(|a| Quat::from_rotation_y(a.to_radians()))

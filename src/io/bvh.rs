@@ -388,7 +388,8 @@ fn build_clip(
     frames: &[Vec<f32>],
     frame_time: f32,
 ) -> Result<Clip, crate::core::ClipError> {
-    let times: Vec<f32> = (0..frames.len()).map(|i| i as f32 * frame_time).collect();
+    // One array for every track: they share their keys.
+    let times: std::sync::Arc<[f32]> = (0..frames.len()).map(|i| i as f32 * frame_time).collect();
     let mut tracks = Vec::with_capacity(joints.len());
     let mut first = 0;
     for j in joints {
@@ -445,6 +446,23 @@ fn build_clip(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A BVH's channels all key every frame: one time array serves every track, so
+    /// samplers group them at once, and the clip holds the times once.
+    #[test]
+    fn every_track_shares_the_clips_one_time_array() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/bvh/02_01.bvh");
+        let asset = crate::io::load(std::path::Path::new(path), &Default::default()).unwrap();
+        let clip = &asset.clips[0].clip;
+        let mut all: Vec<&[f32]> = Vec::new();
+        for t in clip.tracks() {
+            all.extend(t.translation.as_ref().map(|k| k.times()));
+            all.extend(t.rotation.as_ref().map(|k| k.times()));
+        }
+        assert!(all.len() > 30);
+        assert_eq!(all[0].len(), clip.frame_count());
+        assert!(all.iter().all(|t| std::ptr::eq(*t, all[0])));
+    }
 
     #[test]
     fn euler_order_follows_the_channel_list() {

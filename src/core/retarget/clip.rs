@@ -3,9 +3,10 @@
 use super::{MAX_FRAMES, RetargetError, Retargeter, plant};
 use crate::core::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::core::pose::Pose;
-use crate::core::sampler::{CompiledClip, Cursor};
+use crate::core::sampler::TrackReader;
 use crate::core::skeleton::{MAX_EXTENT, Skeleton};
 use glam::{Affine3A, Quat, Vec3};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RetargetClipOptions {
@@ -38,12 +39,12 @@ impl Retargeter {
     ) -> Result<Clip, RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
         // The keys after the fit, which tilts the feet and with them the copies under them.
-        let compiled = self.fitted(source, clip);
+        let reader = self.fitted(source, clip);
         let still = self.still_translations(source, clip, target);
         let mut keys = Keys::new(self, target, frames, &still);
         let times = if self.solve.plant_feet && !self.legs.is_empty() || !self.reach.is_empty() {
             // Planting needs the whole clip solved before any frame is final.
-            let solved = self.solve_frames(source, (clip, &compiled), target, frames);
+            let solved = self.solve_frames(source, &reader, target, frames);
             let Solved {
                 times,
                 mut poses,
@@ -59,17 +60,16 @@ impl Retargeter {
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
             self.last_plant = plant::PlantReport::default();
-            self.solve_each(
-                source,
-                (clip, &compiled),
-                target,
-                frames,
-                |_, _, pose, t| keys.push(pose, t),
-            )?
+            self.solve_each(source, &reader, target, frames, |_, _, pose, t| {
+                keys.push(pose, t)
+            })?
         };
         Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
     }
 }
+
+/// Frames of rotations [`Keys`] gathers before it moves them into the joints' tracks.
+const BURST: usize = 16;
 
 /// A retargeted clip's keys, per target joint, filled one solved pose at a time (mirrored
 /// when the solve mirrors) after a check that the pose stays within what a file may hold.
@@ -77,6 +77,9 @@ struct Keys<'a> {
     target: &'a Skeleton,
     /// Per joint, a key per frame (room for every frame reserved up front).
     rotations: Vec<Vec<Quat>>,
+    /// The last few frames' rotations, frame after frame, until a burst is full: moved into
+    /// the tracks a burst at a time, each track is written in runs, not a key per frame.
+    burst: Vec<Quat>,
     /// The joints that get a translation track (`translated`), with their keys.
     translations: Vec<(usize, Vec<Vec3>)>,
     extent: Extent,
@@ -94,6 +97,7 @@ impl<'a> Keys<'a> {
         Self {
             target,
             rotations: (0..n).map(|_| Vec::with_capacity(frames)).collect(),
+            burst: Vec::with_capacity(BURST * n),
             translations: (0..n)
                 .filter(|&j| moves[j])
                 .map(|j| (j, Vec::with_capacity(frames)))
@@ -127,13 +131,36 @@ impl<'a> Keys<'a> {
                 time: t,
             });
         }
-        for (keys, r) in self.rotations.iter_mut().zip(&pose.rotations) {
-            keys.push(*r);
-        }
+        self.burst.extend_from_slice(&pose.rotations);
         for (j, keys) in &mut self.translations {
             keys.push(pose.translations[*j]);
         }
+        if self.burst.len() == BURST * self.rotations.len() {
+            self.flush();
+        }
         Ok(())
+    }
+
+    /// Moves the burst's rotations into the tracks, each key in the hemisphere of the one
+    /// before it (`make_continuous`, in the same pass).
+    fn flush(&mut self) {
+        let n = self.rotations.len();
+        let frames = self.burst.len() / n.max(1);
+        if self.burst.is_empty() {
+            return;
+        }
+        let mut run = [Quat::IDENTITY; BURST];
+        for (j, keys) in self.rotations.iter_mut().enumerate() {
+            // A first key lies in its own hemisphere.
+            let mut last = keys.last().copied().unwrap_or(self.burst[j]);
+            for (f, key) in run[..frames].iter_mut().enumerate() {
+                let q = self.burst[f * n + j];
+                *key = if q.dot(last) < 0.0 { -q } else { q };
+                last = *key;
+            }
+            keys.extend_from_slice(&run[..frames]);
+        }
+        self.burst.clear();
     }
 
     fn into_clip(
@@ -144,12 +171,13 @@ impl<'a> Keys<'a> {
         times: Vec<f32>,
         fps: f32,
     ) -> Clip {
+        self.flush();
         debug_assert!(self.rotations.iter().all(|keys| keys.len() == times.len()));
         let reference = &solver.target_reference;
+        let times: Arc<[f32]> = times.into();
         let mut translations = self.translations.into_iter().peekable();
         let tracks = (0..target.len())
             .map(|j| {
-                make_continuous(&mut self.rotations[j]);
                 let rest = target.rest()[j];
                 let translation = translations
                     .next_if(|(k, _)| *k == j)
@@ -314,7 +342,7 @@ impl Retargeter {
     pub(super) fn solve_frames(
         &mut self,
         source: &Skeleton,
-        clip: (&Clip, &CompiledClip),
+        clip: &TrackReader,
         target: &Skeleton,
         frames: usize,
     ) -> Solved {
@@ -353,24 +381,24 @@ impl Retargeter {
 
     /// Solves `frames` frames spread evenly over `clip` (fitted to it: `fitted`) and hands
     /// each to `each` (the solver, the source pose, the target pose, the time), sampling the
-    /// clip through its compiled form with one cursor (no search per track and frame).
+    /// clip in place with one cursor (no search per track and frame).
     /// Returns the frames' times, or `each`'s first error.
     fn solve_each<E>(
         &mut self,
         source: &Skeleton,
-        (clip, compiled): (&Clip, &CompiledClip),
+        reader: &TrackReader,
         target: &Skeleton,
         frames: usize,
         mut each: impl FnMut(&Self, &Pose, &Pose, f32) -> Result<(), E>,
     ) -> Result<Vec<f32>, E> {
-        let times: Vec<f32> = clip.even_times(frames).collect();
-        let mut cursor = Cursor::new(compiled);
+        let times: Vec<f32> = reader.clip().even_times(frames).collect();
+        let mut cursor = reader.cursor();
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
         let mut target_pose = self.target_reference.clone();
         debug_assert_eq!(target_pose.len(), target.len());
         for &t in &times {
-            compiled.sample(t, &mut cursor, &mut source_pose);
+            reader.sample(t, &mut cursor, &mut source_pose);
             self.solve_over(&source_pose, &mut target_pose);
             each(self, &source_pose, &target_pose, t)?;
         }
@@ -402,10 +430,10 @@ fn within_extent(m: &glam::Mat4) -> bool {
         .all(|v| v.abs() <= MAX_EXTENT / 1000.0)
 }
 
-fn keyed<T: crate::core::clip::Keyframe>(times: &[f32], values: Vec<T>) -> Track<T> {
+fn keyed<T: crate::core::clip::Keyframe>(times: &Arc<[f32]>, values: Vec<T>) -> Track<T> {
     // Times are sorted by construction; values were checked finite frame by frame
     // (`Extent`) and rotations leave the solve at unit length.
-    Track::solved(times.to_vec(), values, Interpolation::Linear)
+    Track::solved(times.clone(), values, Interpolation::Linear)
 }
 
 #[cfg(test)]
@@ -477,6 +505,62 @@ mod tests {
         pose.translations[2] = Vec3::new(-8e5, 0.0, 0.0);
         assert_eq!(extent.overflow(&s, &pose), None);
         assert_eq!(extent.worlds.len(), s.len(), "the exact check ran");
+    }
+
+    /// Keys are moved into the tracks a burst of frames at a time, each in the hemisphere
+    /// of the key before it: across the bursts' seams too, and in a last partial burst.
+    #[test]
+    fn keys_stay_in_one_hemisphere_across_bursts() {
+        use crate::core::mapping::BoneMap;
+        use crate::core::reference::ReferencePose;
+        let s = chain(3, glam::Mat4::IDENTITY);
+        let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
+        let mut r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+        let frames = 2 * BURST + 7;
+        // Turning on past a full turn, some keys given the other sign (the same rotation)
+        // than the first: every third, and the first of each later burst.
+        let turn = |k: usize| {
+            let q = Quat::from_rotation_y(0.4 * k as f32);
+            if k % 3 == 1 || k % BURST == 0 && k > 0 {
+                -q
+            } else {
+                q
+            }
+        };
+        let times: Vec<f32> = (0..frames).map(|k| k as f32 / 10.0).collect();
+        let track = Track::new(
+            times,
+            (0..frames).map(turn).collect(),
+            Interpolation::Linear,
+        );
+        let mut tracks = vec![JointTracks::default(); 3];
+        tracks[1].rotation = Some(track.unwrap());
+        let clip = Clip::new("turn", tracks, Some(10.0));
+        let out = r
+            .retarget_clip(&s, &clip, &s, &RetargetClipOptions::default())
+            .unwrap();
+        let keys = out.tracks()[1].rotation.as_ref().unwrap();
+        assert_eq!(keys.key_count(), frames);
+        let values = keys.values();
+        for k in 0..frames {
+            let want = turn(k);
+            assert!(
+                values[k].abs_diff_eq(want, 1e-5) || values[k].abs_diff_eq(-want, 1e-5),
+                "key {k}: {:?} is not {want:?}",
+                values[k]
+            );
+            if k > 0 {
+                assert!(
+                    values[k].dot(values[k - 1]) >= 0.0,
+                    "keys {} and {k}",
+                    k - 1
+                );
+            }
+        }
+        assert!(
+            values[0].abs_diff_eq(turn(0), 1e-5),
+            "the first key as it was"
+        );
     }
 
     /// A clip that carries the root a billion units away is refused, naming the joint and

@@ -8,7 +8,7 @@ use super::plan::RotationSolve;
 use crate::core::clip::Clip;
 use crate::core::pose::Pose;
 use crate::core::reference::rotation_of;
-use crate::core::sampler::{CompiledClip, Cursor};
+use crate::core::sampler::TrackReader;
 use crate::core::skeleton::Skeleton;
 use glam::{Affine3A, Quat, Vec3};
 
@@ -23,20 +23,20 @@ impl Retargeter {
         self.fitted(source, clip);
     }
 
-    /// `clip` compiled for sampling, with the solve fitted to it ([`Self::fit_clip`]).
-    pub(super) fn fitted(&mut self, source: &Skeleton, clip: &Clip) -> CompiledClip {
-        let compiled = CompiledClip::new(clip);
-        self.fit_compiled(source, &compiled, clip.frame_count());
-        compiled
+    /// `clip`'s reader, with the solve fitted to it ([`Self::fit_clip`]).
+    pub(super) fn fitted<'c>(&mut self, source: &Skeleton, clip: &'c Clip) -> TrackReader<'c> {
+        let reader = TrackReader::new(clip);
+        self.fit_read(source, &reader);
+        reader
     }
 
-    /// [`Self::fit_clip`] on the clip's compiled form (`frames`: its longest track's keys).
-    fn fit_compiled(&mut self, source: &Skeleton, clip: &CompiledClip, frames: usize) {
+    /// [`Self::fit_clip`] through the clip's reader.
+    fn fit_read(&mut self, source: &Skeleton, clip: &TrackReader) {
         let mut joints: Vec<usize> = self.feet.iter().map(|f| f.source_foot).collect();
         for r in &self.roots {
             joints.extend(r.source_feet());
         }
-        let sampled = SampledClip::new(source, self.source_container, clip, frames, &joints);
+        let sampled = SampledClip::new(source, self.source_container, clip, &joints);
         for fit in &self.feet {
             let offset = sampled
                 .track(fit.source_foot)
@@ -79,13 +79,7 @@ struct SampledClip {
 }
 
 impl SampledClip {
-    fn new(
-        source: &Skeleton,
-        container: Affine3A,
-        clip: &CompiledClip,
-        frames: usize,
-        joints: &[usize],
-    ) -> Self {
+    fn new(source: &Skeleton, container: Affine3A, reader: &TrackReader, joints: &[usize]) -> Self {
         let mut joints = joints.to_vec();
         joints.sort_unstable();
         joints.dedup();
@@ -101,11 +95,12 @@ impl SampledClip {
         let order: Vec<usize> = (0..source.len()).filter(|&j| placed[j]).collect();
         // On the clip's own frames (keys, where it has them: sampling takes a key as it is),
         // every `stride`-th of a clip longer than the fit reads.
-        let keys = frames.max(2);
+        let clip = reader.clip();
+        let keys = clip.frame_count().max(2);
         let stride = keys.div_ceil(MAX_FIT_FRAMES);
         let frames = (keys - 1) / stride + 1;
         let dt = clip.duration_secs() / (keys - 1) as f32 * stride as f32;
-        let mut cursor = Cursor::new(clip);
+        let mut cursor = reader.cursor();
         // Sampling writes the placed joints each frame; the others keep their rest.
         let mut pose = Pose::rest(source);
         let mut places = Places::new(source.len(), container);
@@ -113,7 +108,7 @@ impl SampledClip {
         let mut turns = vec![Vec::with_capacity(frames); joints.len()];
         for k in 0..frames {
             let t = clip.start_secs() + k as f32 * dt;
-            clip.sample_some(t, &mut cursor, &mut pose, &placed);
+            reader.sample_some(t, &mut cursor, &mut pose, &placed);
             places.place(source.parents(), &order, &pose);
             for (s, &j) in joints.iter().enumerate() {
                 let (position, turn) = places.of(j);

@@ -144,8 +144,8 @@ impl Retargeter {
         options: &RetargetClipOptions,
     ) -> Result<Option<PlantTrack>, RetargetError> {
         let (_, frames) = super::clip::output_frames(clip, options)?;
-        let compiled = self.fitted(source, clip);
-        let solved = self.solve_frames(source, (clip, &compiled), target, frames);
+        let reader = self.fitted(source, clip);
+        let solved = self.solve_frames(source, &reader, target, frames);
         let mut report = Default::default();
         let (times, poses) = (&solved.times, &solved.poses);
         let Some(goals) = self.plant_goals(poses, times, &solved.feet, &mut report) else {

@@ -25,9 +25,15 @@ pub struct Cursor {
 
 impl Cursor {
     pub fn new(clip: &CompiledClip) -> Self {
-        let mut c = Self::default();
-        c.reset(clip);
-        c
+        Self::over(clip.group_count())
+    }
+
+    /// A cursor at the start of `groups` key-time groups.
+    pub(super) fn over(groups: usize) -> Self {
+        Self {
+            next: vec![0; groups],
+            spans: vec![Span::Hold(0); groups],
+        }
     }
 
     /// Points the cursor at `clip`'s start (reuses its memory when it has room).
@@ -54,9 +60,10 @@ impl Cursor {
         &self.spans
     }
 
-    pub(super) fn seek_all(&mut self, groups: &[Vec<f32>], time_secs: f32) {
+    pub(super) fn seek_all<G: AsRef<[f32]>>(&mut self, groups: &[G], time_secs: f32) {
         debug_assert_eq!(groups.len(), self.next.len(), "a cursor of another clip");
         for ((times, next), span) in groups.iter().zip(&mut self.next).zip(&mut self.spans) {
+            let times = times.as_ref();
             let k = seek(times, *next as usize, time_secs);
             *next = k as u32;
             *span = span_at(times, k, time_secs);

@@ -14,12 +14,14 @@
 
 mod block;
 mod cursor;
+mod reader;
 #[cfg(test)]
 mod tests;
 
 use self::block::Block;
 pub use self::cursor::Cursor;
 use self::cursor::Span;
+pub use self::reader::TrackReader;
 use crate::core::clip::{Clip, Interpolation, Keyframe, Track};
 use crate::core::pose::Pose;
 use glam::{Quat, Vec3};
@@ -199,14 +201,18 @@ impl<'a, T: Keyframe> Staging<'a, T> {
 
 /// The index of the group whose times are bit-for-bit `times`, added if there is none.
 fn group_of(groups: &mut Vec<Vec<f32>>, times: &[f32]) -> usize {
-    let same = |g: &Vec<f32>| {
-        g.len() == times.len() && g.iter().zip(times).all(|(a, b)| a.to_bits() == b.to_bits())
-    };
-    if let Some(k) = groups.iter().position(same) {
+    if let Some(k) = groups.iter().position(|g| same_times(g, times)) {
         return k;
     }
     groups.push(times.to_vec());
     groups.len() - 1
+}
+
+/// Whether two key-time arrays are bit for bit the same (compared as bytes: a clip's
+/// tracks are compared in full, and most share their times).
+fn same_times(a: &[f32], b: &[f32]) -> bool {
+    let bits = bytemuck::cast_slice::<f32, u32>;
+    std::ptr::eq(a, b) || bits(a) == bits(b)
 }
 
 /// How a group's keys frame one time, as [`Track::sample`] decides it.

@@ -77,13 +77,9 @@ fn identical_times_share_a_group_and_blocks_split_by_interpolation() {
     assert_eq!(c.joint_count(), 4);
 }
 
-#[test]
-fn any_order_of_times_samples_bit_for_bit_as_the_clip() {
-    let clip = mixed_clip();
-    let c = CompiledClip::new(&clip);
-    let mut cursor = Cursor::new(&c);
-    // Forward at 60 fps past the end, a loop back, backwards steps, far jumps, exact keys,
-    // the repeated key, out of range both sides, NaN.
+/// Forward at 60 fps past the end, a loop back, backwards steps, far jumps, exact keys,
+/// the repeated key, out of range both sides, NaN.
+fn awkward_times() -> Vec<f32> {
     let mut times: Vec<f32> = (0..150).map(|k| -0.1 + k as f32 / 60.0).collect();
     times.extend([
         0.3,
@@ -100,11 +96,58 @@ fn any_order_of_times_samples_bit_for_bit_as_the_clip() {
     ]);
     times.extend((0..40).map(|k| 1.6 - k as f32 / 45.0));
     times.extend([f32::NAN, 0.7, f32::INFINITY, f32::NEG_INFINITY, 0.71]);
-    for &t in &times {
+    times
+}
+
+#[test]
+fn any_order_of_times_samples_bit_for_bit_as_the_clip() {
+    let clip = mixed_clip();
+    let c = CompiledClip::new(&clip);
+    let mut cursor = Cursor::new(&c);
+    for t in awkward_times() {
         let (mut want, mut got) = (rest(), rest());
         clip.sample(t, &mut want);
         c.sample(t, &mut cursor, &mut got);
         assert_eq!(got, want, "t = {t}");
+    }
+}
+
+#[test]
+fn the_reader_groups_shared_times_and_runs_by_layout() {
+    let clip = mixed_clip();
+    let r = TrackReader::new(&clip);
+    assert_eq!(r.cursor().spans().len(), 2, "two key-time groups");
+    let [translations, rotations, scales] = r.layout();
+    assert_eq!(translations, vec![(0, 1, vec![0])]);
+    // Joints 0 and 2 linear on the shared times; joint 1 cubic (three values a key) on
+    // its own.
+    assert_eq!(rotations, vec![(0, 1, vec![0, 2]), (1, 3, vec![1])]);
+    assert_eq!(scales, vec![(0, 1, vec![0])], "STEP holds one value a key");
+}
+
+#[test]
+fn the_reader_samples_bit_for_bit_as_the_clip_and_some_joints_alone() {
+    let clip = mixed_clip();
+    let r = TrackReader::new(&clip);
+    let (mut all, mut some) = (r.cursor(), r.cursor());
+    let wanted = [false, true, true, false];
+    for t in awkward_times() {
+        let (mut want, mut got) = (rest(), rest());
+        clip.sample(t, &mut want);
+        r.sample(t, &mut all, &mut got);
+        assert_eq!(got, want, "t = {t}");
+        let mut part = rest();
+        r.sample_some(t, &mut some, &mut part, &wanted);
+        let untouched = rest();
+        for (j, &wanted) in wanted.iter().enumerate() {
+            let from = if wanted { &want } else { &untouched };
+            assert_eq!(
+                part.translations[j], from.translations[j],
+                "t = {t}, joint {j}"
+            );
+            assert_eq!(part.rotations[j], from.rotations[j], "t = {t}, joint {j}");
+            assert_eq!(part.scales[j], from.scales[j], "t = {t}, joint {j}");
+        }
     }
 }
 
