@@ -21,7 +21,7 @@ mod tests;
 use self::block::Block;
 pub use self::cursor::Cursor;
 use self::cursor::Span;
-pub use self::reader::TrackReader;
+pub use self::reader::{ReadCursor, TrackReader};
 use crate::core::clip::{Clip, Interpolation, Keyframe, Track};
 use crate::core::pose::Pose;
 use glam::{Quat, Vec3};

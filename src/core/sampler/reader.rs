@@ -1,6 +1,9 @@
 //! A clip sampled straight from its own tracks, for one pass over the whole clip (the
 //! whole-clip retarget and its fit). Laying the values out key-major ([`CompiledClip`])
 //! copies the whole clip to read each key once; here a frame reads each track in place.
+//! Held keys are read a few keys ahead, each track's run of them at once, into a small
+//! frame-major window ([`ReadCursor`]): reading a key per track per frame between a
+//! frame's solve left the reads to wait on memory one frame at a time.
 //! Same key choice and interpolation as [`Clip::sample`], bit for bit.
 
 use super::{Cursor, Span, same_times};
@@ -11,6 +14,9 @@ use std::ops::Range;
 
 #[cfg(doc)]
 use super::CompiledClip;
+
+/// Keys a window reads ahead per track.
+const AHEAD: usize = 16;
 
 /// One track in place: the joint it animates and the track.
 struct InPlace<'a, T> {
@@ -33,6 +39,32 @@ struct Run {
 struct Property<'a, T> {
     tracks: Vec<InPlace<'a, T>>,
     runs: Vec<Run>,
+}
+
+/// Where one pass over a [`TrackReader`] is: its key-time groups' cursor, and per
+/// property the keys read ahead.
+pub struct ReadCursor {
+    pub(super) cursor: Cursor,
+    translations: Window<Vec3>,
+    rotations: Window<Quat>,
+    scales: Window<Vec3>,
+}
+
+/// One property's keys read ahead: per run, its first key and how many follow (`rows`),
+/// and `AHEAD` rows of its tracks' values, frame-major, from `AHEAD * run.tracks.start`.
+struct Window<T> {
+    rows: Vec<Range<usize>>,
+    values: Vec<T>,
+}
+
+impl<T: Keyframe> Window<T> {
+    fn new(p: &Property<'_, T>) -> Self {
+        let blank = p.tracks.first().map(|t| t.values[0]);
+        Self {
+            rows: vec![0..0; p.runs.len()],
+            values: blank.map_or(Vec::new(), |v| vec![v; AHEAD * p.tracks.len()]),
+        }
+    }
 }
 
 /// A [`Clip`]'s tracks, grouped by key times so that a frame finds its keys once per group.
@@ -66,44 +98,43 @@ impl<'a> TrackReader<'a> {
     }
 
     /// A cursor at the clip's start, for [`Self::sample`].
-    pub fn cursor(&self) -> Cursor {
-        Cursor::over(self.groups.len())
+    pub fn cursor(&self) -> ReadCursor {
+        ReadCursor {
+            cursor: Cursor::over(self.groups.len()),
+            translations: Window::new(&self.translations),
+            rotations: Window::new(&self.rotations),
+            scales: Window::new(&self.scales),
+        }
     }
 
-    /// As [`Clip::sample`], with `cursor` (from [`Self::cursor`]) making a step forward
+    /// As [`Clip::sample`], with `at` (from [`Self::cursor`]) making a step forward
     /// cheap: writes every animated property at `time_secs` into `pose`.
-    pub fn sample(&self, time_secs: f32, cursor: &mut Cursor, pose: &mut Pose) {
-        self.sample_where(time_secs, cursor, pose, |_| true);
+    pub fn sample(&self, time_secs: f32, at: &mut ReadCursor, pose: &mut Pose) {
+        debug_assert_eq!(pose.len(), self.clip.tracks().len());
+        at.cursor.seek_all(&self.groups, time_secs);
+        let spans = at.cursor.spans();
+        (self.translations).write(spans, &mut pose.translations, &mut at.translations);
+        (self.rotations).write(spans, &mut pose.rotations, &mut at.rotations);
+        (self.scales).write(spans, &mut pose.scales, &mut at.scales);
     }
 
     /// [`Self::sample`] of the joints `wanted` marks alone (the others keep what `pose`
-    /// holds).
+    /// holds); read in place, with no window: a pass over a few joints reads little.
     pub fn sample_some(
         &self,
         time_secs: f32,
-        cursor: &mut Cursor,
+        at: &mut ReadCursor,
         pose: &mut Pose,
         wanted: &[bool],
     ) {
         debug_assert_eq!(wanted.len(), pose.len());
-        self.sample_where(time_secs, cursor, pose, |j| wanted[j]);
-    }
-
-    #[inline(always)]
-    fn sample_where(
-        &self,
-        time_secs: f32,
-        cursor: &mut Cursor,
-        pose: &mut Pose,
-        wanted: impl Fn(usize) -> bool + Copy,
-    ) {
-        debug_assert_eq!(pose.len(), self.clip.tracks().len());
-        cursor.seek_all(&self.groups, time_secs);
-        let spans = cursor.spans();
+        at.cursor.seek_all(&self.groups, time_secs);
+        let spans = at.cursor.spans();
+        let wanted = |j: usize| wanted[j];
         self.translations
-            .write(spans, &mut pose.translations, wanted);
-        self.rotations.write(spans, &mut pose.rotations, wanted);
-        self.scales.write(spans, &mut pose.scales, wanted);
+            .write_some(spans, &mut pose.translations, wanted);
+        (self.rotations).write_some(spans, &mut pose.rotations, wanted);
+        (self.scales).write_some(spans, &mut pose.scales, wanted);
     }
 }
 
@@ -175,9 +206,44 @@ impl<'a, T: Keyframe> Property<'a, T> {
         }
     }
 
-    /// Each wanted track's value at its group's span, into `out` (indexed by joint).
+    /// Each track's value at its group's span, into `out` (indexed by joint); held keys
+    /// through `window`, which reads the next `AHEAD` when the key is past it.
     #[inline(always)]
-    fn write(&self, spans: &[Span], out: &mut [T], wanted: impl Fn(usize) -> bool) {
+    fn write(&self, spans: &[Span], out: &mut [T], window: &mut Window<T>) {
+        for (run, rows) in self.runs.iter().zip(&mut window.rows) {
+            let tracks = &self.tracks[run.tracks.clone()];
+            let Span::Hold(key) = spans[run.group] else {
+                let Span::Between { prev, s, dt } = spans[run.group] else {
+                    unreachable!()
+                };
+                for t in tracks {
+                    out[t.joint] = t.track.between(prev, s, dt);
+                }
+                continue;
+            };
+            let m = tracks.len();
+            let values = &mut window.values[AHEAD * run.tracks.start..][..AHEAD * m];
+            if !rows.contains(&key) {
+                let keys = tracks[0].values.len() / run.stride;
+                *rows = key..(key + AHEAD).min(keys);
+                let (first, n) = (key * run.stride + run.slot, rows.len());
+                for (i, t) in tracks.iter().enumerate() {
+                    let ahead = &t.values[first..];
+                    for row in 0..n {
+                        values[row * m + i] = ahead[row * run.stride];
+                    }
+                }
+            }
+            let row = &values[(key - rows.start) * m..][..m];
+            for (t, v) in tracks.iter().zip(row) {
+                out[t.joint] = *v;
+            }
+        }
+    }
+
+    /// Each wanted track's value at its group's span, into `out`, read in place.
+    #[inline(always)]
+    fn write_some(&self, spans: &[Span], out: &mut [T], wanted: impl Fn(usize) -> bool) {
         for run in &self.runs {
             let tracks = self.tracks[run.tracks.clone()].iter();
             match spans[run.group] {
