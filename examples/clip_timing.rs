@@ -1,5 +1,6 @@
-//! Our side of `scripts/threejs-bench.sh`: times `Session::automatic` +
-//! `Retargeter::retarget_clip` on a whole clip (CMU 01_01 by default) onto itself and onto
+//! Our side of `scripts/threejs-bench.sh`: times `Session::retargeter` +
+//! `Retargeter::retarget_clip` on a whole clip (CMU 01_01 by default), from files loaded once
+//! as three.js's runs are (and from a fresh session each run), onto itself and onto
 //! RobotExpressive, frame by frame (three.js's work) and with the feet planted (the
 //! session's default), and `retarget_pose` on one frame, through the public API. Prints JSON
 //! (median, min and max over the runs, in ms and µs) so the script can put both sides in one
@@ -74,21 +75,36 @@ fn stats(mut samples: Vec<f64>) -> serde_json::Value {
     })
 }
 
-/// The whole clip, `runs` times (after one untimed run), each a fresh session and
-/// retargeter as a user of the API would make them; the session's file loading is not timed.
-/// `planted`: with the session's feet planting (its default); without it, frame by frame,
-/// the work three.js's `retargetClip` does.
+/// How each whole-clip run starts.
+#[derive(Clone, Copy)]
+enum Start {
+    /// From the files loaded once, as three.js's runs start: a new retargeter each run.
+    Loaded,
+    /// From a session loaded again before each run (the loading not timed): the source
+    /// clip is no longer in the caches.
+    Fresh,
+}
+
+/// The whole clip, `runs` times (after one untimed run), each with a new retargeter as a
+/// user of the API would make it (`Session::retargeter`, timed). `planted`: with the
+/// session's feet planting (its default); without it, frame by frame, the work three.js's
+/// `retargetClip` does.
 fn time_clip(
     source: &Path,
     target: &Path,
     runs: usize,
     planted: bool,
+    start: Start,
 ) -> Result<serde_json::Value, String> {
     let options = ImportOptions::default();
+    let load = || Session::automatic(source, target, &options).map_err(|e| e.to_string());
+    let mut session = load()?;
     let mut samples = Vec::with_capacity(runs);
     let mut frames = 0;
     for k in 0..=runs {
-        let session = Session::automatic(source, target, &options).map_err(|e| e.to_string())?;
+        if matches!(start, Start::Fresh) {
+            session = load()?;
+        }
         let clip = session.source_clip(None).map_err(|e| e.to_string())?;
         let started = Instant::now();
         let mut r = session.retargeter().map_err(|e| e.to_string())?;
@@ -160,11 +176,14 @@ fn run() -> Result<(), String> {
         println!("{}", map(&a.source, &a.target)?);
         return Ok(());
     }
+    let (s, t, runs) = (&a.source, &a.target, a.runs);
     let out = serde_json::json!({
-        "clip_self": time_clip(&a.source, &a.source, a.runs, false)?,
-        "clip_target": time_clip(&a.source, &a.target, a.runs, false)?,
-        "clip_self_planted": time_clip(&a.source, &a.source, a.runs, true)?,
-        "clip_target_planted": time_clip(&a.source, &a.target, a.runs, true)?,
+        "clip_self": time_clip(s, s, runs, false, Start::Loaded)?,
+        "clip_target": time_clip(s, t, runs, false, Start::Loaded)?,
+        "clip_self_fresh": time_clip(s, s, runs, false, Start::Fresh)?,
+        "clip_target_fresh": time_clip(s, t, runs, false, Start::Fresh)?,
+        "clip_self_planted": time_clip(s, s, runs, true, Start::Loaded)?,
+        "clip_target_planted": time_clip(s, t, runs, true, Start::Loaded)?,
         "pose_self": time_pose(&a.source, &a.source, a.pose_runs)?,
         "pose_target": time_pose(&a.source, &a.target, a.pose_runs)?,
     });
