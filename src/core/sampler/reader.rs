@@ -113,9 +113,10 @@ impl<'a> TrackReader<'a> {
         debug_assert_eq!(pose.len(), self.clip.tracks().len());
         at.cursor.seek_all(&self.groups, time_secs);
         let spans = at.cursor.spans();
-        (self.translations).write(spans, &mut pose.translations, &mut at.translations);
-        (self.rotations).write(spans, &mut pose.rotations, &mut at.rotations);
-        (self.scales).write(spans, &mut pose.scales, &mut at.scales);
+        let (t, r, s) = (&mut at.translations, &mut at.rotations, &mut at.scales);
+        self.translations.write(spans, &mut pose.translations, t);
+        self.rotations.write(spans, &mut pose.rotations, r);
+        self.scales.write(spans, &mut pose.scales, s);
     }
 
     /// [`Self::sample`] of the joints `wanted` marks alone (the others keep what `pose`
@@ -131,10 +132,14 @@ impl<'a> TrackReader<'a> {
         at.cursor.seek_all(&self.groups, time_secs);
         let spans = at.cursor.spans();
         let wanted = |j: usize| wanted[j];
-        self.translations
-            .write_some(spans, &mut pose.translations, wanted);
-        (self.rotations).write_some(spans, &mut pose.rotations, wanted);
-        (self.scales).write_some(spans, &mut pose.scales, wanted);
+        let (t, r, s) = (
+            &mut pose.translations,
+            &mut pose.rotations,
+            &mut pose.scales,
+        );
+        self.translations.write_some(spans, t, wanted);
+        self.rotations.write_some(spans, r, wanted);
+        self.scales.write_some(spans, s, wanted);
     }
 }
 
@@ -212,14 +217,14 @@ impl<'a, T: Keyframe> Property<'a, T> {
     fn write(&self, spans: &[Span], out: &mut [T], window: &mut Window<T>) {
         for (run, rows) in self.runs.iter().zip(&mut window.rows) {
             let tracks = &self.tracks[run.tracks.clone()];
-            let Span::Hold(key) = spans[run.group] else {
-                let Span::Between { prev, s, dt } = spans[run.group] else {
-                    unreachable!()
-                };
-                for t in tracks {
-                    out[t.joint] = t.track.between(prev, s, dt);
+            let key = match spans[run.group] {
+                Span::Hold(key) => key,
+                Span::Between { prev, s, dt } => {
+                    for t in tracks {
+                        out[t.joint] = t.track.between(prev, s, dt);
+                    }
+                    continue;
                 }
-                continue;
             };
             let m = tracks.len();
             let values = &mut window.values[AHEAD * run.tracks.start..][..AHEAD * m];
