@@ -142,23 +142,22 @@ impl<'a> Keys<'a> {
     }
 
     /// Moves the burst's rotations into the tracks, each key in the hemisphere of the one
-    /// before it (`make_continuous`, in the same pass).
+    /// before it (`make_continuous`, run on the burst after the track's last key).
     fn flush(&mut self) {
         let n = self.rotations.len();
         let frames = self.burst.len() / n.max(1);
-        if self.burst.is_empty() {
+        if frames == 0 {
             return;
         }
-        let mut run = [Quat::IDENTITY; BURST];
+        let mut run = [Quat::IDENTITY; BURST + 1];
         for (j, keys) in self.rotations.iter_mut().enumerate() {
             // A first key lies in its own hemisphere.
-            let mut last = keys.last().copied().unwrap_or(self.burst[j]);
-            for (f, key) in run[..frames].iter_mut().enumerate() {
-                let q = self.burst[f * n + j];
-                *key = if q.dot(last) < 0.0 { -q } else { q };
-                last = *key;
+            run[0] = keys.last().copied().unwrap_or(self.burst[j]);
+            for f in 0..frames {
+                run[f + 1] = self.burst[f * n + j];
             }
-            keys.extend_from_slice(&run[..frames]);
+            make_continuous(&mut run[..=frames]);
+            keys.extend_from_slice(&run[1..=frames]);
         }
         self.burst.clear();
     }

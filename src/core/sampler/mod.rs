@@ -168,7 +168,7 @@ impl<'a, T: Keyframe> Staging<'a, T> {
     /// Adds `track` of `joint` to the block of its times and interpolation, making the
     /// group and the block when they are new.
     fn add(&mut self, groups: &mut Vec<Vec<f32>>, joint: usize, track: &'a Track<T>) {
-        let group = group_of(groups, track.times());
+        let group = group_of(groups, track.times(), <[f32]>::to_vec);
         let interpolation = track.interpolation();
         let at = self
             .blocks
@@ -199,12 +199,17 @@ impl<'a, T: Keyframe> Staging<'a, T> {
     }
 }
 
-/// The index of the group whose times are bit-for-bit `times`, added if there is none.
-fn group_of(groups: &mut Vec<Vec<f32>>, times: &[f32]) -> usize {
-    if let Some(k) = groups.iter().position(|g| same_times(g, times)) {
+/// The index of the group whose times are bit-for-bit `times`, added (as `own` makes it)
+/// if there is none.
+fn group_of<'a, G: AsRef<[f32]>>(
+    groups: &mut Vec<G>,
+    times: &'a [f32],
+    own: impl FnOnce(&'a [f32]) -> G,
+) -> usize {
+    if let Some(k) = groups.iter().position(|g| same_times(g.as_ref(), times)) {
         return k;
     }
-    groups.push(times.to_vec());
+    groups.push(own(times));
     groups.len() - 1
 }
 

@@ -6,7 +6,7 @@
 //! frame's solve left the reads to wait on memory one frame at a time.
 //! Same key choice and interpolation as [`Clip::sample`], bit for bit.
 
-use super::{Cursor, Span, same_times};
+use super::{Cursor, Span, group_of};
 use crate::core::clip::{Clip, Interpolation, Keyframe, Track};
 use crate::core::pose::Pose;
 use glam::{Quat, Vec3};
@@ -21,7 +21,6 @@ const AHEAD: usize = 16;
 /// One track in place: the joint it animates and the track.
 struct InPlace<'a, T> {
     joint: usize,
-    values: &'a [T],
     track: &'a Track<T>,
 }
 
@@ -59,7 +58,7 @@ struct Window<T> {
 
 impl<T: Keyframe> Window<T> {
     fn new(p: &Property<'_, T>) -> Self {
-        let blank = p.tracks.first().map(|t| t.values[0]);
+        let blank = p.tracks.first().map(|t| t.track.values()[0]);
         Self {
             rows: vec![0..0; p.runs.len()],
             values: blank.map_or(Vec::new(), |v| vec![v; AHEAD * p.tracks.len()]),
@@ -174,22 +173,9 @@ impl<'a, T: Keyframe> Property<'a, T> {
             .enumerate()
             .filter_map(|(joint, track)| Some((joint, track?)))
             .map(|(joint, track)| {
-                let times = track.times();
-                let group = groups.iter().position(|g| same_times(g, times));
-                let group = group.unwrap_or_else(|| {
-                    groups.push(times);
-                    groups.len() - 1
-                });
+                let group = group_of(groups, track.times(), |times| times);
                 let cubic = track.interpolation() == Interpolation::CubicSpline;
-                let values = track.values();
-                (
-                    (group, cubic),
-                    InPlace {
-                        joint,
-                        values,
-                        track,
-                    },
-                )
+                ((group, cubic), InPlace { joint, track })
             })
             .collect();
         found.sort_by_key(|(run, _)| *run);
@@ -229,11 +215,11 @@ impl<'a, T: Keyframe> Property<'a, T> {
             let m = tracks.len();
             let values = &mut window.values[AHEAD * run.tracks.start..][..AHEAD * m];
             if !rows.contains(&key) {
-                let keys = tracks[0].values.len() / run.stride;
+                let keys = tracks[0].track.key_count();
                 *rows = key..(key + AHEAD).min(keys);
                 let (first, n) = (key * run.stride + run.slot, rows.len());
                 for (i, t) in tracks.iter().enumerate() {
-                    let ahead = &t.values[first..];
+                    let ahead = &t.track.values()[first..];
                     for row in 0..n {
                         values[row * m + i] = ahead[row * run.stride];
                     }
@@ -255,7 +241,7 @@ impl<'a, T: Keyframe> Property<'a, T> {
                 Span::Hold(key) => {
                     let at = key * run.stride + run.slot;
                     for t in tracks.filter(|t| wanted(t.joint)) {
-                        out[t.joint] = t.values[at];
+                        out[t.joint] = t.track.values()[at];
                     }
                 }
                 Span::Between { prev, s, dt } => {
