@@ -24,7 +24,7 @@ pub struct CheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
     #[arg(long, value_parser = super::parse_unit)]
     pub unit: Option<crate::core::Unit>,
     /// BVH source: its up axis instead of the detected one.
@@ -48,6 +48,20 @@ pub struct Detected {
     pub facing_turn_deg: f32,
     pub reference: String,
     pub notes: Vec<String>,
+    /// Where the reading of the file may be wrong, with the evidence: an up axis other than
+    /// the format's default, or a rest pose that disagrees with the motion about up.
+    pub doubts: Vec<String>,
+}
+
+/// A source whose pelvis spends the clip near its floor is lying down, or read with the
+/// wrong up axis; the report then measures a heap on the floor.
+fn pelvis_doubt(report: &Report) -> Option<String> {
+    let height = report.pelvis.source;
+    (height < 0.5).then(|| {
+        format!(
+            "the pelvis spends the clip {height:.2} leg lengths above the floor (a standing body: about 1): lying down, or up read wrong?"
+        )
+    })
 }
 
 pub fn detected(side: &Side) -> Detected {
@@ -68,6 +82,12 @@ pub fn detected(side: &Side) -> Detected {
             }
         },
         notes: a.warnings.clone(),
+        doubts: a
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("up is "))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -155,6 +175,14 @@ fn text(session: &Session, out: &CheckOutput) -> String {
     s.push_str(&out.report.to_text());
     if !s.ends_with('\n') {
         s.push('\n');
+    }
+    for (role, d) in [("source", &out.source), ("target", &out.target)] {
+        for doubt in &d.doubts {
+            let _ = writeln!(s, "(!) {role}: {doubt}");
+        }
+    }
+    if let Some(doubt) = pelvis_doubt(out.report) {
+        let _ = writeln!(s, "(!) source: {doubt}");
     }
     if !out.unmapped_chains.is_empty() {
         let _ = writeln!(

@@ -113,7 +113,7 @@ pub struct SideArgs {
     /// The character to animate (GLB/glTF/VRM).
     #[arg(long)]
     pub target: PathBuf,
-    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
     #[arg(long, value_parser = parse_unit)]
     pub unit: Option<Unit>,
     /// BVH source: its up axis instead of the detected one (+Y, -Z, ...).
@@ -167,7 +167,7 @@ impl SolveArgs {
 pub const EXIT_BAD_INPUT: i32 = 2;
 
 pub fn parse_unit(s: &str) -> Result<Unit, String> {
-    Unit::parse(s).ok_or_else(|| format!("unknown unit '{s}' (m, cm, mm, in, cmu)"))
+    Unit::parse(s).ok_or_else(|| format!("unknown unit '{s}' (m, dm, cm, mm, in, cmu)"))
 }
 
 pub fn parse_axis(s: &str) -> Result<Axis, String> {

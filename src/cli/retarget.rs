@@ -44,7 +44,7 @@ pub struct RetargetArgs {
     /// Root motion: hips-scaled (default), copy (unscaled) or in-place.
     #[arg(long, value_parser = parse_root_motion)]
     pub root_motion: Option<crate::core::TranslationMode>,
-    /// BVH source: its length unit (m, cm, mm, in, cmu) instead of the detected one.
+    /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
     #[arg(long, value_parser = super::parse_unit)]
     pub unit: Option<crate::core::Unit>,
     /// BVH source: its up axis instead of the detected one.

@@ -2,6 +2,7 @@
 
 pub mod clip;
 pub mod floor;
+pub mod gravity;
 pub mod humanoid;
 pub mod ik;
 pub mod pose;
@@ -18,7 +19,7 @@ pub use pose::Pose;
 pub use skeleton::{JointDef, Skeleton, SkeletonError};
 pub use transform::Transform;
 pub mod units;
-pub use units::{Axis, FigureExtent, Unit, figure_extent};
+pub use units::{Axis, FigureExtent, Unit, figure_extent, height_along};
 pub mod mapping;
 pub mod reference;
 pub mod retarget;

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     Metre,
+    /// MakeHuman's BVH unit.
+    Decimetre,
     Centimetre,
     Millimetre,
     Inch,
@@ -19,8 +21,9 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub const ALL: [Unit; 5] = [
+    pub const ALL: [Unit; 6] = [
         Unit::Metre,
+        Unit::Decimetre,
         Unit::Centimetre,
         Unit::Millimetre,
         Unit::Inch,
@@ -30,6 +33,7 @@ impl Unit {
     pub fn metres(self) -> f32 {
         match self {
             Unit::Metre => 1.0,
+            Unit::Decimetre => 0.1,
             Unit::Centimetre => 0.01,
             Unit::Millimetre => 0.001,
             Unit::Inch => 0.0254,
@@ -40,6 +44,7 @@ impl Unit {
     pub fn name(self) -> &'static str {
         match self {
             Unit::Metre => "m",
+            Unit::Decimetre => "dm",
             Unit::Centimetre => "cm",
             Unit::Millimetre => "mm",
             Unit::Inch => "in",
@@ -167,6 +172,19 @@ pub fn figure_extent(skeleton: &Skeleton, pose: &Pose) -> FigureExtent {
         }
         _ => (Axis::PosY, false),
     };
+    FigureExtent {
+        up,
+        height: extent_along(&positions, up),
+        up_found,
+    }
+}
+
+/// How tall the figure stands in `pose` along `up`, in the units of its positions.
+pub fn height_along(skeleton: &Skeleton, pose: &Pose, up: Axis) -> f32 {
+    extent_along(&pose.world_positions(skeleton), up)
+}
+
+fn extent_along(positions: &[Vec3], up: Axis) -> f32 {
     let dir = up.vector();
     let (lo, hi) = positions
         .iter()
@@ -174,11 +192,7 @@ pub fn figure_extent(skeleton: &Skeleton, pose: &Pose) -> FigureExtent {
         .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
             (lo.min(d), hi.max(d))
         });
-    FigureExtent {
-        up,
-        height: if hi > lo { hi - lo } else { 0.0 },
-        up_found,
-    }
+    if hi > lo { hi - lo } else { 0.0 }
 }
 
 fn find_joint(skeleton: &Skeleton, bone: HumanBone, words: &[&str]) -> Option<usize> {
@@ -212,6 +226,8 @@ mod tests {
         assert_eq!(Unit::guess_from_height(68.0), Unit::Inch);
         // A CMU figure is about 30 units from toe to head top.
         assert_eq!(Unit::guess_from_height(30.0), Unit::CmuAsf);
+        // MakeHuman's BVH: about 17 decimetres from toe to head top.
+        assert_eq!(Unit::guess_from_height(17.2), Unit::Decimetre);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::core::{
     Axis, Clip, Interpolation, JointDef, JointTracks, Pose, Skeleton, Track, Transform, Unit,
-    figure_extent,
+    gravity::read_up, height_along,
 };
 use crate::io::ImportOptions;
 use crate::io::asset::{Asset, AssetClip, Format, Provenance};
@@ -137,23 +137,37 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
             .map_err(|e| err(motion_line, e.to_string()))?;
         clips.push(AssetClip { skeleton: 0, clip });
     }
-    let (stance, from_motion) = stance_pose(&skeleton, clips.first().map(|c| &c.clip));
-    if from_motion {
+    let labels: Vec<_> = crate::core::profile::auto_label(&skeleton, &Pose::rest(&skeleton))
+        .iter()
+        .map(|l| l.map(|l| l.bone))
+        .collect();
+    let reading = read_up(&skeleton, &labels, clips.first().map(|c| &c.clip));
+    let stance = match &reading {
+        Some(r) => r.stance.clone(),
+        None => Pose::rest(&skeleton),
+    };
+    if reading.as_ref().is_some_and(|r| r.stance_from_motion) {
         warnings.push(
             "the zero pose is not a standing figure (its bones do not stand as a body does): \
-             unit and up axis read from the first frame of the motion"
+             unit and up axis read from the motion"
                 .to_owned(),
         );
     }
-    let extent = figure_extent(&skeleton, &stance);
-    let (up, up_source) = match (options.up, extent.up_found) {
+    let (up, up_source) = match (options.up, &reading) {
         (Some(up), _) => (up, Provenance::Override),
-        (None, true) => (extent.up, Provenance::Detected),
-        (None, false) => (Axis::PosY, Provenance::Assumed),
+        (None, Some(r)) => (r.up, Provenance::Detected),
+        (None, None) => (Axis::PosY, Provenance::Assumed),
     };
+    if let Some(r) = reading.as_ref().filter(|_| options.up.is_none())
+        && (r.up != Axis::PosY || r.rest_says.is_some())
+    {
+        // A BVH is Y-up unless its motion says otherwise: say when it does, and why.
+        warnings.push(format!("{} (a BVH's default is +Y)", r.describe()));
+    }
+    let height = height_along(&skeleton, &stance, up);
     let (unit, unit_source) = match options.unit {
         Some(u) => (u, Provenance::Override),
-        None => (Unit::guess_from_height(extent.height), Provenance::Detected),
+        None => (Unit::guess_from_height(height), Provenance::Detected),
     };
     let turn = Quat::from_rotation_arc(up.vector(), Vec3::Y);
     skeleton.set_container(Mat4::from_scale_rotation_translation(
@@ -175,34 +189,6 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         up_source,
         warnings,
     })
-}
-
-/// The pose to read the figure's unit and up axis from: the zero pose, unless it does not
-/// stand as a body does (LAFAN1 and Bandai Namco lay every bone along +X and let the
-/// rotations make the figure), then the motion's first frame. Says which it took.
-fn stance_pose(skeleton: &Skeleton, clip: Option<&Clip>) -> (Pose, bool) {
-    let rest = Pose::rest(skeleton);
-    // Names are enough to tell hips, head and feet; their confidence does not matter here.
-    let labels: Vec<_> = crate::core::profile::auto_label(skeleton, &rest)
-        .iter()
-        .map(|l| l.map(|l| l.bone))
-        .collect();
-    let standing = |pose: &Pose| {
-        crate::core::characterize::is_standing(&labels, &pose.world_positions(skeleton))
-    };
-    if standing(&rest) != Some(false) {
-        return (rest, false);
-    }
-    let Some(clip) = clip else {
-        return (rest, false);
-    };
-    let mut first = rest.clone();
-    clip.sample(clip.start_secs(), &mut first);
-    if standing(&first) == Some(true) {
-        (first, true)
-    } else {
-        (rest, false)
-    }
 }
 
 type Lines<'a> = dyn Iterator<Item = (usize, Vec<&'a str>)> + 'a;

@@ -1,4 +1,5 @@
-//! BVH export: one clip of one skeleton as a Y-up BVH in a chosen unit.
+//! BVH export: one clip of one skeleton as a BVH in a chosen unit and up axis (Y-up unless
+//! the target came in otherwise: a BVH target gets its own unit and axes back).
 //!
 //! A BVH joint is a rigid frame: `OFFSET` then a rotation, no scale. Our skeletons may hold
 //! a container with a rotation, a unit or a 100× scale, and joints with scale. So each joint
@@ -22,10 +23,10 @@
 mod euler;
 mod text;
 
-use crate::core::{Clip, Pose, Skeleton, Unit, figure_extent};
+use crate::core::{Axis, Clip, Pose, Skeleton, Unit, figure_extent};
 use crate::io::atomic::write_atomic;
 use crate::io::error::{ExportError, ExportProblem};
-use glam::{DQuat, DVec3, Mat4};
+use glam::{DQuat, DVec3, Mat4, Quat, Vec3};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +35,8 @@ pub struct BvhExportOptions {
     pub fps: Option<f32>,
     /// The length unit of the numbers in the file.
     pub unit: Unit,
+    /// The file's up axis: our +Y is written along it.
+    pub up: Axis,
 }
 
 impl Default for BvhExportOptions {
@@ -41,6 +44,7 @@ impl Default for BvhExportOptions {
         Self {
             fps: None,
             unit: Unit::Centimetre,
+            up: Axis::PosY,
         }
     }
 }
@@ -80,7 +84,8 @@ pub fn export_bvh(
     }
     let timing = Timing::new(clip, options.fps).map_err(invalid)?;
     let unit_m = f64::from(options.unit.metres());
-    let motion = sample_motion(skeleton, clip, &timing, unit_m);
+    let axes = Mat4::from_quat(Quat::from_rotation_arc(options.up.vector(), Vec3::Y).inverse());
+    let motion = sample_motion(skeleton, clip, &timing, unit_m, axes);
     let plan = Plan::new(skeleton, &motion, tolerance(skeleton, unit_m));
     let eulers = euler_tracks(&motion);
     if !motion.is_finite() || eulers.iter().any(|e| !e.iter().all(|v| v.is_finite())) {
@@ -174,12 +179,20 @@ impl Motion {
     }
 }
 
-fn sample_motion(skeleton: &Skeleton, clip: &Clip, timing: &Timing, unit_m: f64) -> Motion {
+/// `axes` turns our world (Y up) into the file's.
+fn sample_motion(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    timing: &Timing,
+    unit_m: f64,
+    axes: Mat4,
+) -> Motion {
     let n = skeleton.len();
     let rest = Pose::rest(skeleton);
     let mut world = vec![Mat4::IDENTITY; n];
     let mut frames = vec![DQuat::IDENTITY; n];
     rest.world_matrices_into(skeleton, &mut world);
+    world.iter_mut().for_each(|m| *m = axes * *m);
     // With an identity alignment the file frames are the rest world rotations.
     file_frames(skeleton, &world, &vec![DQuat::IDENTITY; n], &mut frames);
     let align: Vec<DQuat> = frames.iter().map(|q| q.inverse()).collect();
@@ -199,6 +212,7 @@ fn sample_motion(skeleton: &Skeleton, clip: &Clip, timing: &Timing, unit_m: f64)
         pose.copy_from(&rest);
         clip.sample(t, &mut pose);
         pose.world_matrices_into(skeleton, &mut world);
+        world.iter_mut().for_each(|m| *m = axes * *m);
         motion.degenerate += file_frames(skeleton, &world, &align, &mut frames);
         let (rotations, offsets) = locals(skeleton, &world, &frames, unit_m);
         motion.rotations.extend(rotations);

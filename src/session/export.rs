@@ -149,8 +149,7 @@ impl Session {
             ExportFormat::Bvh => {
                 for clip in &clips {
                     let file = per_clip_path(&job.out, &clip.name, clips.len());
-                    let report =
-                        export_bvh(t.skeleton(), clip, &BvhExportOptions::default(), &file)?;
+                    let report = export_bvh(t.skeleton(), clip, &bvh_options(t), &file)?;
                     summary.keys += report.frames * report.joints;
                     summary.files.push((report.path, report.bytes));
                     summary.notes.extend(report.notes);
@@ -206,4 +205,18 @@ fn per_clip_path(out: &Path, clip: &str, count: usize) -> PathBuf {
         })
         .collect();
     out.with_file_name(format!("{stem}_{safe}.bvh"))
+}
+
+/// A BVH target gets its own unit and up axis back (the same rig gives the same numbers);
+/// any other target is written Y-up in centimetres.
+fn bvh_options(target: &super::Side) -> BvhExportOptions {
+    if target.asset.format == crate::io::asset::Format::Bvh {
+        BvhExportOptions {
+            unit: target.asset.unit,
+            up: target.asset.up,
+            ..BvhExportOptions::default()
+        }
+    } else {
+        BvhExportOptions::default()
+    }
 }

@@ -283,6 +283,9 @@ impl Session {
         if self.source.stance_from_motion() {
             r.set_source_spot(0.0, 0.0);
         }
+        if self.target.stance_from_motion() {
+            r.set_target_spot(0.0, 0.0);
+        }
         Ok(r)
     }
 

@@ -22,6 +22,17 @@ fn measured_joints(side: &Side) -> Vec<usize> {
 /// World positions of `joints` for each time, in the file's own world (its container,
 /// without the session's edits), as an independent reader of the file sees it.
 fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> Motion {
+    motion_in(side, joints, clip, times, glam::Mat4::IDENTITY)
+}
+
+/// `motion` seen through `frame` (a world-to-world matrix).
+fn motion_in(
+    side: &Side,
+    joints: &[usize],
+    clip: Option<&Clip>,
+    times: &[f32],
+    frame: glam::Mat4,
+) -> Motion {
     let s = side.skeleton();
     let mut index = vec![None; s.len()];
     for (k, &j) in joints.iter().enumerate() {
@@ -49,7 +60,10 @@ fn motion(side: &Side, joints: &[usize], clip: Option<&Clip>, times: &[f32]) -> 
                 c.sample(t, &mut pose);
             }
             let world = pose.world_positions(s);
-            joints.iter().map(|&j| world[j]).collect()
+            joints
+                .iter()
+                .map(|&j| frame.transform_point3(world[j]))
+                .collect()
         })
         .collect();
     Motion {
@@ -293,11 +307,17 @@ impl Session {
         let times: Vec<f32> = (0..frames)
             .map(|k| source_clip.start_secs() + k as f32 * step)
             .collect();
-        let a = motion(
+        // The source as the editor shows it (its container edits: a lying file stood up by
+        // hand), in the target file's world (the target's edits undone), where the output
+        // is measured.
+        let frame =
+            self.target.file.container.matrix().inverse() * self.source.file.container.matrix();
+        let a = motion_in(
             &self.source,
             &measured_joints(&self.source),
             Some(source_clip),
             &times,
+            frame,
         );
         let target_joints = measured_joints(&self.target);
         let b = motion(&self.target, &target_joints, Some(output), &times);

@@ -239,6 +239,7 @@ fn a_chosen_rate_and_unit_resample_the_clip() {
     let options = BvhExportOptions {
         fps: Some(30.0),
         unit: Unit::Metre,
+        ..BvhExportOptions::default()
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("walk30.bvh");
@@ -370,4 +371,118 @@ fn scale_shear_and_animated_translation_stay_exact_through_position_channels() {
     );
     let step = largest_euler_step(&out.text);
     assert!(step <= 180.0, "an Euler channel jumps {step}°");
+}
+
+/// The same rig gives the same numbers back: a BVH retargeted onto itself is written in its
+/// own unit and up axis with its own offsets and path (a quadruped in metres came back
+/// turned 90° and in centimetres, 80 heights away from its source in Blender's reading).
+#[test]
+fn a_bvh_onto_itself_comes_back_in_its_own_unit_axes_and_offsets() {
+    use crate::common::asset_path;
+    use crate::common::file_variants::bvh_variants::Bvh;
+    use crate::common::file_variants::{bvh_scaled, research_dataset_layout, z_up_bvh};
+    use retarget_studio::session::{ExportFormat, ExportJob, Session};
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    let metres = Unit::CmuAsf.metres() as f64;
+    let variants = [
+        ("cmu", walk.clone()),
+        ("z-up-metres", bvh_scaled(&z_up_bvh(&walk), metres)),
+        (
+            "research",
+            research_dataset_layout(&walk, 5, glam::DVec3::new(40.0, 0.0, 20.0)),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (label, text) in variants {
+        let path = dir.path().join(format!("{label}.bvh"));
+        std::fs::write(&path, &text).unwrap();
+        let session = Session::automatic(&path, &path, &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{label} onto itself: {e}"));
+        let out = dir.path().join(format!("{label}_out.bvh"));
+        let job = ExportJob {
+            format: ExportFormat::Bvh,
+            clips: vec![None],
+            fps: None,
+            out: out.clone(),
+            reduce: None,
+            root_motion: None,
+        };
+        session.export(&job).unwrap();
+        let (a, b) = (
+            Bvh::parse(&text),
+            Bvh::parse(&std::fs::read_to_string(&out).unwrap()),
+        );
+        let height = figure_size(&a);
+        // Every joint's OFFSET as long as the source file's, by name: the same unit (the
+        // retarget may turn a foot and carry its toe, so directions are not compared).
+        for n in a.nodes.iter().filter(|n| !n.end_site && n.parent.is_some()) {
+            let m = b.nodes.iter().find(|m| m.name == n.name).unwrap();
+            assert!(
+                (n.offset.length() - m.offset.length()).abs() / height < 1e-3,
+                "{label}: {} has OFFSET {} in the source and {} in the output",
+                n.name,
+                n.offset,
+                m.offset
+            );
+        }
+        // The root's path, frame by frame, in the file's own axes and unit.
+        let (pa, pb) = (root_path(&a), root_path(&b));
+        assert_eq!(pa.len(), pb.len(), "{label}: frames");
+        let worst = pa
+            .iter()
+            .zip(&pb)
+            .map(|(x, y)| (*x - *y).length())
+            .fold(0.0, f64::max);
+        assert!(
+            worst / height < 2e-2,
+            "{label}: the root strays {:.3} heights",
+            worst / height
+        );
+        // Read back as any reader would: the same unit, up and world joint positions.
+        let (src, back) = (
+            retarget_studio::io::load(&path, &ImportOptions::default()).unwrap(),
+            retarget_studio::io::load(&out, &ImportOptions::default()).unwrap(),
+        );
+        assert_eq!((src.unit, src.up), (back.unit, back.up), "{label}");
+        let (s, t) = (&src.skeletons[0], &back.skeletons[0]);
+        let (cs, ct) = (&src.clips[0].clip, &back.clips[0].clip);
+        let (mut ps, mut pt) = (Pose::rest(s), Pose::rest(t));
+        cs.sample(cs.start_secs(), &mut ps);
+        ct.sample(ct.start_secs(), &mut pt);
+        let (ws, wt) = (ps.world_positions(s), pt.world_positions(t));
+        let size = figure_extent(s, &ps).height;
+        for (j, name) in s.names().iter().enumerate() {
+            let Some(k) = t.find(name) else { continue };
+            assert!(
+                // (planting may lower the hips by about a centimetre)
+                ws[j].distance(wt[k]) / size < 1e-2,
+                "{label}: {name} read back {} from where the source has it",
+                ws[j].distance(wt[k])
+            );
+        }
+    }
+}
+
+/// The root's world position in each frame of a parsed BVH (OFFSET replaced by positions).
+fn root_path(b: &crate::common::file_variants::bvh_variants::Bvh) -> Vec<glam::DVec3> {
+    let root = &b.nodes[0];
+    b.frames
+        .iter()
+        .map(|f| {
+            let mut p = root.offset;
+            for (k, ch) in root.channels.iter().enumerate() {
+                if let Some(a) = ["X", "Y", "Z"].iter().position(|a| ch.starts_with(a)) {
+                    if ch.ends_with("position") {
+                        p[a] = f[k];
+                    }
+                }
+            }
+            p
+        })
+        .collect()
+}
+
+/// The sum of the offsets' lengths: a size that does not depend on the axes.
+fn figure_size(b: &crate::common::file_variants::bvh_variants::Bvh) -> f64 {
+    b.nodes.iter().map(|n| n.offset.length()).sum::<f64>() / 4.0
 }

@@ -205,3 +205,30 @@ fn z_up_centimetres_are_detected_and_put_in_the_container() {
         "head {head}"
     );
 }
+
+/// MakeHuman's BVH: Z-up with nothing declaring it and in decimetres (read as CMU units
+/// before, a figure 0.96 m tall). Its motion stands along +Z and the note says so.
+#[test]
+fn makehuman_bvh_is_read_z_up_in_decimetres() {
+    for rel in [
+        "bvh/makehuman/walk1_zup_xyz_rootchannel_zero.bvh",
+        "bvh/makehuman/dance1_zup_zyx_1frame.bvh",
+    ] {
+        let asset = load(rel);
+        assert_eq!(asset.up, Axis::PosZ, "{rel}");
+        assert_eq!(asset.unit, Unit::Decimetre, "{rel}");
+        assert!(
+            asset.warnings.iter().any(|w| w.starts_with("up is +Z")),
+            "{rel}: {:?}",
+            asset.warnings
+        );
+        let s = &asset.skeletons[0];
+        let p = Pose::rest(s).world_positions(s);
+        let (head, foot) = (p[s.find("Head").unwrap()], p[s.find("Foot_L").unwrap()]);
+        let tall = head.y - foot.y;
+        assert!(
+            (1.2..2.0).contains(&tall),
+            "{rel}: head {tall:.2} m over the foot"
+        );
+    }
+}

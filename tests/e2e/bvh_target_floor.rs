@@ -10,7 +10,7 @@ use crate::common::file_variants::{
 };
 use retarget_studio::core::floor::frame_times;
 use retarget_studio::core::quality::{Measure, Report, Thresholds};
-use retarget_studio::core::{Axis, Clip, Pose, RetargetClipOptions, Track, Unit};
+use retarget_studio::core::{Clip, Pose, RetargetClipOptions, Track};
 use retarget_studio::io::{Asset, ImportOptions};
 use retarget_studio::session::{ExportFormat, ExportJob, Session};
 use std::path::{Path, PathBuf};
@@ -71,11 +71,11 @@ fn retarget_to_bvh(source: &Path, clip: Option<&str>, target: &Path, out: &Path)
     session
 }
 
-/// Our writer's BVH (Y up, centimetres) as our reader reads it.
-fn read_back(path: &Path) -> Asset {
+/// Our writer's BVH (in the target's own unit and axes) as our reader reads it.
+fn read_back(path: &Path, target: &Asset) -> Asset {
     let options = ImportOptions {
-        unit: Some(Unit::Centimetre),
-        up: Some(Axis::PosY),
+        unit: Some(target.unit),
+        up: Some(target.up),
     };
     retarget_studio::io::load(path, &options).unwrap()
 }
@@ -108,7 +108,7 @@ fn every_bvh_target_variant_stands_on_its_own_floor_and_check_agrees() {
         for (s, (source, clip)) in sources.iter().enumerate() {
             let out = dir.path().join(format!("out{k}_{s}.bvh"));
             let session = retarget_to_bvh(source, *clip, &target, &out);
-            let back = read_back(&out);
+            let back = read_back(&out, &own);
             let (ankle, toe) = (lowest(&back, &ANKLES), lowest(&back, &TOES));
             let case = format!("{} onto 01_01 [{label}]", source.display());
             if (ankle - own_floor).abs() > FLOOR_TOLERANCE || toe < -0.01 {

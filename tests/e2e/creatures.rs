@@ -314,3 +314,59 @@ fn each_humanoid_onto_itself_under_other_conventions_maps_whole_and_gives_its_cl
         }
     }
 }
+
+/// Creature mocap whose rest says nothing about up: the Fox's walk as BVH facing +X, the
+/// same with its zero pose laid along +X, and turned Z-up. Up comes from where its limbs
+/// hang over the motion (+Y, +Y, +Z), not from head over feet in the rest, which for a
+/// long body facing +X says +X (a quadruped came back turned 90°).
+#[test]
+fn creature_mocap_reads_up_from_its_motion() {
+    use crate::common::file_variants::{degenerate_zero_pose, fox_walk_bvh_facing_x, z_up_bvh};
+    use retarget_studio::core::Axis;
+    let facing_x = fox_walk_bvh_facing_x();
+    let dir = tempfile::tempdir().unwrap();
+    for (label, text, up) in [
+        ("facing +X", facing_x.clone(), Axis::PosY),
+        (
+            "zero pose along +X",
+            degenerate_zero_pose(&facing_x, 4),
+            Axis::PosY,
+        ),
+        ("Z up", z_up_bvh(&facing_x), Axis::PosZ),
+    ] {
+        let path = dir.path().join(format!("{label}.bvh"));
+        std::fs::write(&path, text).unwrap();
+        let asset = retarget_studio::io::load(&path, &ImportOptions::default()).unwrap();
+        assert_eq!(asset.up, up, "{label}: {:?}", asset.warnings);
+        // The same creature as the Fox's own file: its body stands on its legs, Y up.
+        let session = automatic(&path, &asset_path("gltf/Fox.glb"));
+        let s = session.source.skeleton();
+        let world = Pose::rest(s).world_positions(s);
+        let clip = &session.source.clips()[0];
+        let mut pose = Pose::rest(s);
+        clip.sample(clip.start_secs(), &mut pose);
+        let frame = pose.world_positions(s);
+        let container = session.source.file.container.matrix();
+        let lowest = frame
+            .iter()
+            .map(|p| container.transform_point3(*p).y)
+            .fold(f32::MAX, f32::min);
+        let highest = frame
+            .iter()
+            .map(|p| container.transform_point3(*p).y)
+            .fold(f32::MIN, f32::max);
+        let spread = |axis: fn(Vec3) -> f32| {
+            let v: Vec<f32> = frame
+                .iter()
+                .map(|p| axis(container.transform_point3(*p)))
+                .collect();
+            v.iter().cloned().fold(f32::MIN, f32::max) - v.iter().cloned().fold(f32::MAX, f32::min)
+        };
+        // A fox is longer than it is tall: standing, its length lies across Y.
+        assert!(
+            spread(|p| p.x).max(spread(|p| p.z)) > highest - lowest,
+            "{label}: the fox stands on its tail or nose ({} joints)",
+            world.len()
+        );
+    }
+}

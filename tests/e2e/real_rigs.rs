@@ -130,11 +130,33 @@ fn the_robot_onto_itself_gives_its_walk_back() {
 #[test]
 fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
     use crate::common::file_variants::degenerate_zero_pose;
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    assert_retargets_as_the_walk("02_01_along_x.bvh", &degenerate_zero_pose(&walk, 3));
+}
+
+/// A research dataset's layout (Bandai Namco's): the zero pose along +X, an extra zero-offset
+/// root above the hips, six channels on every joint (positions repeating the offsets), ZXY
+/// rotations and the walk 4 m from the origin. It was read as +X up: every target lay on its
+/// back (pelvis 0.05 leg lengths instead of 1.02, limbs 87–90° off).
+#[test]
+fn a_research_dataset_layout_retargets_as_the_original() {
+    use crate::common::file_variants::research_dataset_layout;
+    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
+    // 4 m and 3 m in CMU units (5.644 cm).
+    let away = glam::DVec3::new(71.0, 0.0, -53.0);
+    for seed in [3, 8] {
+        let text = research_dataset_layout(&walk, seed, away);
+        assert_retargets_as_the_walk(&format!("research_{seed}.bvh"), &text);
+    }
+}
+
+/// `text` (02_01's walk in another layout) onto three targets moves as 02_01 itself does:
+/// the same limb directions, pelvis height, foot height and path (from its own start).
+fn assert_retargets_as_the_walk(name: &str, text: &str) {
     use retarget_studio::core::quality::Thresholds;
     let dir = tempfile::tempdir().unwrap();
-    let walk = std::fs::read_to_string(asset_path("bvh/02_01.bvh")).unwrap();
-    let flat = dir.path().join("02_01_along_x.bvh");
-    std::fs::write(&flat, degenerate_zero_pose(&walk, 3)).unwrap();
+    let flat = dir.path().join(name);
+    std::fs::write(&flat, text).unwrap();
     for target in [
         "gltf/CesiumMan.glb",
         "vrm/cryptovoxels.vrm",
@@ -142,7 +164,7 @@ fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
     ] {
         let mut original = automatic("bvh/02_01.bvh", target);
         let mut variant = Session::automatic(&flat, &asset_path(target), &ImportOptions::default())
-            .unwrap_or_else(|e| panic!("the +X zero pose onto {target}: {e}"));
+            .unwrap_or_else(|e| panic!("{name} onto {target}: {e}"));
         // The zero pose's effect on the frame-by-frame solve (planting bends the legs).
         original.solve.plant_feet = false;
         variant.solve.plant_feet = false;
@@ -154,13 +176,13 @@ fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
         let (da, db) = (a.direction.unwrap(), b.direction.unwrap());
         assert!(
             db.mean_deg < 0.5,
-            "{target}: limbs {:.2}° off the source",
+            "{name} onto {target}: limbs {:.2}° off the source",
             db.mean_deg
         );
         assert!((da.mean_deg - db.mean_deg).abs() < 0.5);
         assert!(
             (a.pelvis.target - b.pelvis.target).abs() < 0.02,
-            "{target}: pelvis {:.3} against the original's {:.3} leg lengths",
+            "{name} onto {target}: pelvis {:.3} against the original's {:.3} leg lengths",
             b.pelvis.target,
             a.pelvis.target
         );
@@ -170,21 +192,24 @@ fn mocap_with_its_zero_pose_along_x_retargets_as_the_original() {
         );
         assert!(
             (ga - gb).abs() < 25.0,
-            "{target}: feet at {gb:.0} mm against {ga:.0} mm"
+            "{name} onto {target}: feet at {gb:.0} mm against {ga:.0} mm"
         );
-        // Same world path: the first frame's hip point within 5 % of the height.
+        // The same path from its own start: the hip point's travel within 5 % of the height.
         let s = original.target.skeleton();
-        let first = |session: &Session| {
+        let path = |session: &Session| {
             let clip = session.retarget_clip(None, Some(30.0)).unwrap();
-            world_frames(s, &clip, 2)[0].clone()
+            world_frames(s, &clip, 8)
         };
-        let (fa, fb) = (first(&original), first(&variant));
+        let (pa, pb) = (path(&original), path(&variant));
         let h = height(&Pose::bind(s).world_positions(s));
         let l = target_of(&original, HumanBone::LeftUpperLeg);
-        assert!(
-            fa[l].distance(fb[l]) / h < 5e-2,
-            "{target}: the walk starts elsewhere"
-        );
+        for (fa, fb) in pa.iter().zip(&pb) {
+            let (ta, tb) = (fa[l] - pa[0][l], fb[l] - pb[0][l]);
+            assert!(
+                ta.distance(tb) / h < 5e-2,
+                "{name} onto {target}: the walk goes elsewhere ({ta} against {tb})"
+            );
+        }
     }
 }
 
@@ -249,6 +274,79 @@ fn planted_feet_lie_flat_on_each_target() {
         assert!(
             mean < 5.0,
             "{target}: planted foot tilts {mean:.1}° from its own"
+        );
+    }
+}
+
+/// The report judges the source as the editor shows it, container edits included: a walk
+/// the user lays on its back by turning the source's container is measured lying (its
+/// pelvis near its floor). The report used to measure the file's own world whatever the
+/// user did: a lying file stood up by hand was judged lying (limbs 89.5° off, every frame
+/// red) while the editor showed a walk.
+#[test]
+fn the_report_judges_the_source_as_the_user_set_it_up() {
+    use retarget_studio::core::{ContainerEdit, quality::Thresholds};
+    use retarget_studio::session::{Edit, SideRole};
+    let mut session = automatic("bvh/02_01.bvh", "gltf/CesiumMan.glb");
+    session.solve.plant_feet = false;
+    let limits = Thresholds::default();
+    let standing = session.quality(None, &limits).unwrap().pelvis.source;
+    assert!(
+        (standing - 1.0).abs() < 0.05,
+        "standing: pelvis at {standing:.2}"
+    );
+    let container = ContainerEdit {
+        // On its side: its path stays on the floor.
+        rotation: glam::Quat::from_rotation_z(90f32.to_radians())
+            * session.source.file.container.rotation,
+        ..session.source.file.container
+    };
+    session
+        .apply_edit(&Edit::SetContainer {
+            side: SideRole::Source,
+            container,
+        })
+        .unwrap();
+    let lying = session.quality(None, &limits).unwrap().pelvis.source;
+    assert!(
+        lying < 0.3,
+        "laid down by the user: pelvis at {lying:.2} leg lengths"
+    );
+}
+
+/// MakeHuman's BVH hangs a zero-rotation `__` helper above each limb's first bone
+/// (`__UpLeg_L` above `UpLeg_L`), with the same words in its name: the map took the helper
+/// for the bone and limbs came out 8–15° off on every target.
+#[test]
+fn makehuman_helpers_are_not_mapped_and_limbs_follow_the_walk() {
+    use retarget_studio::core::quality::Thresholds;
+    let walk = "bvh/makehuman/walk1_zup_xyz_rootchannel_zero.bvh";
+    for target in [
+        "gltf/CesiumMan.glb",
+        "vrm/cryptovoxels.vrm",
+        "gltf/RobotExpressive.glb",
+    ] {
+        let mut session = automatic(walk, target);
+        let names = session.source.skeleton().names().to_vec();
+        let helpers: Vec<&String> = session
+            .map
+            .pairs()
+            .iter()
+            .filter(|p| p.bone.is_some())
+            .map(|p| &names[p.source])
+            .filter(|n| n.starts_with("__"))
+            .collect();
+        assert!(
+            helpers.is_empty(),
+            "{target}: helpers mapped as body parts: {helpers:?}"
+        );
+        session.solve.plant_feet = false;
+        let report = session.quality(None, &Thresholds::default()).unwrap();
+        let direction = report.direction.unwrap();
+        assert!(
+            direction.mean_deg < 5.0,
+            "{target}: limbs {:.1}° off the walk",
+            direction.mean_deg
         );
     }
 }

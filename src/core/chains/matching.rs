@@ -154,8 +154,10 @@ fn effector_matches(source: &Side, target: &Side, limb: &ChainMatch, out: &mut V
 }
 
 /// The joints above the pelvis map to those above the source's pelvis (an armature's `root`
-/// onto `Bone`), and each helper (an IK target or pole) to the source helper nearest its
-/// place from the pelvis, in sizes.
+/// onto `Bone`) where both sit at the same place from it (a root on the floor is not a
+/// research dataset's zero-offset root at the hips, which carries the path), and each
+/// helper (an IK target or pole) to the source helper nearest its place from the pelvis,
+/// in sizes.
 fn root_and_helper_matches(
     source: &Side,
     target: &Side,
@@ -169,7 +171,9 @@ fn root_and_helper_matches(
             .iter()
             .position(|c| c.kind == ChainKind::Root && side.parents[pelvis] == Some(c.end()))
     };
-    if let (Some(s), Some(t)) = (above_pelvis(source), above_pelvis(target)) {
+    if let (Some(s), Some(t)) = (above_pelvis(source), above_pelvis(target))
+        && s_places[s].distance(t_places[t]) < 0.2
+    {
         out.push(ChainMatch {
             target: t,
             source: s,

@@ -237,7 +237,10 @@ pub(super) fn read_name(name: &str) -> NameInfo {
     let side = take_side(&mut ws);
     let has_number = ws.iter().any(|w| w.chars().all(|c| c.is_ascii_digit()));
     ws.retain(|w| !w.chars().all(|c| c.is_ascii_digit()));
-    let helper = ws.iter().any(|w| HELPER_WORDS.contains(&w.as_str()));
+    // MakeHuman marks a zero-rotation helper inside a limb chain with `__` (`__UpLeg_L`
+    // above `UpLeg_L`): the same words as the bone it carries, so only the mark tells.
+    let helper = ws.iter().any(|w| HELPER_WORDS.contains(&w.as_str()))
+        || strip_namespace(name).starts_with("__");
     ws.retain(|w| !NOISE.contains(&w.as_str()));
     let core: String = ws.concat();
     let is_joint_word = |w: &String| w == "joint" || w == "jnt";
@@ -400,6 +403,14 @@ mod tests {
         );
         assert_eq!(read("LeftToeBase_end"), (L, Some(Part::Helper)));
         assert_eq!(read("LeftArm"), (L, Some(Part::UpperArm)));
+    }
+
+    #[test]
+    fn makehuman_double_underscore_helpers_are_not_the_bones_they_carry() {
+        assert_eq!(read("__UpLeg_L"), (L, Some(Part::Helper)));
+        assert_eq!(read("UpLeg_L"), (L, Some(Part::UpperLeg)));
+        assert_eq!(read("__Clavicle_R"), (R, Some(Part::Helper)));
+        assert_eq!(read("mixamorig:__Jaw").1, Some(Part::Helper));
     }
 
     #[test]

@@ -508,6 +508,15 @@ impl Retargeter {
         }
     }
 
+    /// Where the target stands when its reference pose is a frame of its own motion (a BVH
+    /// whose zero pose lies along +X): the source's spot maps to this one, not to where that
+    /// frame stood (which put a walk onto itself twice as far from the origin).
+    pub fn set_target_spot(&mut self, x: f32, z: f32) {
+        for r in &mut self.roots {
+            r.set_target_spot(x, z);
+        }
+    }
+
     /// One character on both sides: its feet stand where the clip has them, so the
     /// retarget gives the clip back.
     pub fn set_same_rig(&mut self, same: bool) {

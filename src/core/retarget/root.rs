@@ -281,6 +281,12 @@ impl RootSolve {
         self.source_ref_hip.z = z;
     }
 
+    /// As `set_source_spot`, for a target whose reference pose is a frame of its own motion.
+    pub fn set_target_spot(&mut self, x: f32, z: f32) {
+        self.target_ref_hip.x = x;
+        self.target_ref_hip.z = z;
+    }
+
     /// The source's hip point in a frame's world matrices.
     pub fn source_hip_in(&self, world: &[Mat4]) -> Vec3 {
         self.source_chains

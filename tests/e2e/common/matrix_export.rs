@@ -149,10 +149,10 @@ pub fn export_case(
     session.export(&job).map_err(|e| e.to_string())?;
     let target = &session.target;
     // A BVH target is judged against its own clip (its floor is its motion's, see
-    // `Side::floor_from_motion`), and our writer's BVH is Y up in centimetres.
+    // `Side::floor_from_motion`), and our writer gives a BVH target its own unit and axes.
     let (target_bind, target_args, output_args, target_own) = if target.floor_from_motion() {
-        let cm = vec!["--scale".to_owned(), "0.01".to_owned()];
-        (target.path.clone(), bvh_args(&target.asset), cm, None)
+        let own = bvh_args(&target.asset);
+        (target.path.clone(), own.clone(), own, None)
     } else {
         let bind = out.with_extension("bind.glb");
         bind_pose_copy(session, out, &bind)?;

@@ -128,6 +128,12 @@ impl Bvh {
             .collect()
     }
 
+    /// Each rotation channel moved by whole turns towards the previous frame's value.
+    pub fn unwrap_rotations(&mut self) {
+        let columns = self.columns();
+        unwrap_angles(self, &columns);
+    }
+
     /// The first frame column of each node.
     fn columns(&self) -> Vec<usize> {
         let mut at = 0;
@@ -191,8 +197,13 @@ pub fn degenerate_zero_pose(bvh: &str, seed: u64) -> String {
 /// facing +Z faces −Y, as Blender's axes have it), every offset, root position and rotation
 /// with it, so the zero pose is upright along Z too.
 pub fn z_up_bvh(bvh: &str) -> String {
+    turned_bvh(bvh, DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2))
+}
+
+/// The same motion with the whole world turned by `w`: offsets, root positions and
+/// rotations with it, so the zero pose turns too.
+pub fn turned_bvh(bvh: &str, w: DQuat) -> String {
     let mut b = Bvh::parse(bvh);
-    let w = DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2);
     let turns = vec![w.inverse(); b.nodes.len()];
     let root_offset = w * b.nodes[0].offset;
     retarget_axes(&mut b, w, &turns);

@@ -14,6 +14,7 @@
 //! and (humanoids) a second pair of arms.
 
 pub mod anim;
+pub mod bvh_layouts;
 pub mod bvh_variants;
 pub mod checks;
 pub mod creatures;
@@ -26,6 +27,7 @@ pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
 
+pub use bvh_layouts::{fox_walk_bvh_facing_x, research_dataset_layout};
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
 pub use four_armed::four_armed;

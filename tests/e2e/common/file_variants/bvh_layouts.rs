@@ -1,0 +1,109 @@
+//! BVH layouts of other mocap pipelines, made from a file we have with the same world motion:
+//! a research dataset's (every bone along +X, six channels on every joint, an extra root,
+//! ZXY, far from the origin) and a quadruped's position-channel habits.
+
+use super::bvh_variants::{Bvh, BvhNode, degenerate_zero_pose, euler_to_quat, quat_to_euler};
+use glam::DVec3;
+
+const POSITIONS: [&str; 3] = ["Xposition", "Yposition", "Zposition"];
+
+fn axis_of(ch: &str, kind: &str) -> Option<usize> {
+    let lower = ch.to_ascii_lowercase();
+    let axis = lower.strip_suffix(kind)?;
+    ["x", "y", "z"].iter().position(|a| *a == axis)
+}
+
+/// The layout of a research mocap dataset (Bandai Namco's): the zero pose lays every bone
+/// along +X (rotations make the figure), an extra zero-offset root `joint_Root` carries the
+/// path, every joint has six channels whose positions repeat its OFFSET, rotations are
+/// `Zrotation Xrotation Yrotation`, and the whole path is moved `away` (file units) from
+/// the origin. Every joint's world position is the original's plus `away`.
+pub fn research_dataset_layout(bvh: &str, seed: u64, away: DVec3) -> String {
+    let flat = Bvh::parse(&degenerate_zero_pose(bvh, seed));
+    let order = ["Zrotation", "Xrotation", "Yrotation"];
+    let six: Vec<String> = POSITIONS
+        .iter()
+        .chain(&order)
+        .map(|s| s.to_string())
+        .collect();
+    let mut nodes = vec![BvhNode {
+        name: "joint_Root".into(),
+        parent: None,
+        offset: DVec3::ZERO,
+        channels: six.clone(),
+        end_site: false,
+    }];
+    for n in &flat.nodes {
+        let mut m = n.clone();
+        m.parent = Some(n.parent.map_or(0, |p| p + 1));
+        if !m.end_site {
+            m.channels = six.clone();
+        }
+        nodes.push(m);
+    }
+    // The old root's path rides on `joint_Root`; its own OFFSET and positions are zero.
+    nodes[1].offset = DVec3::ZERO;
+    let mut frames = Vec::with_capacity(flat.frames.len());
+    for row in &flat.frames {
+        let mut at = 0;
+        let mut out = Vec::new();
+        for (j, n) in flat.nodes.iter().enumerate() {
+            let values = &row[at..at + n.channels.len()];
+            at += n.channels.len();
+            if n.end_site {
+                continue;
+            }
+            let mut position = n.offset;
+            let (mut axes, mut angles) = (Vec::new(), Vec::new());
+            for (c, v) in n.channels.iter().zip(values) {
+                if let Some(a) = axis_of(c, "position") {
+                    position[a] = *v;
+                } else if let Some(a) = axis_of(c, "rotation") {
+                    axes.push(a);
+                    angles.push(v.to_radians());
+                }
+            }
+            if j == 0 {
+                out.extend((position + away).to_array());
+                out.extend([0.0; 3]);
+                position = DVec3::ZERO;
+            }
+            let q = euler_to_quat(&axes, &angles);
+            out.extend(position.to_array());
+            out.extend(quat_to_euler(&[2, 0, 1], q).iter().map(|r| r.to_degrees()));
+        }
+        frames.push(out);
+    }
+    let mut b = Bvh {
+        nodes,
+        frame_time: flat.frame_time.clone(),
+        frames,
+    };
+    b.unwrap_rotations();
+    b.write()
+}
+
+/// A quadruped's mocap: the Fox's walk written as BVH (in metres, Y up) by our writer,
+/// then turned to face +X as creature mocap often does (a long body along X).
+pub fn fox_walk_bvh_facing_x() -> String {
+    use retarget_studio::core::Unit;
+    use retarget_studio::io::bvh_export::{BvhExportOptions, export_bvh};
+    let fox = crate::common::load("gltf/Fox.glb");
+    let clip = fox
+        .clips
+        .iter()
+        .find(|c| c.clip.name == "Walk")
+        .expect("the Fox has a walk");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fox.bvh");
+    let options = BvhExportOptions {
+        unit: Unit::Metre,
+        ..BvhExportOptions::default()
+    };
+    export_bvh(&fox.skeletons[clip.skeleton], &clip.clip, &options, &path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    super::bvh_variants::turned_bvh(
+        &text,
+        glam::DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+    )
+}
