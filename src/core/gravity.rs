@@ -121,10 +121,16 @@ pub fn read_up(
     }
     let (down, share) = limbs_hang(skeleton, &positions)?;
     let up = opposite(down);
-    let rest_says = rest_up_of_figure(labels, &rest_positions).filter(|r| *r != up);
+    // A rest pose whose limbs do not hang as the motion's do (a creature laid along +X, or
+    // every bone on one line) is read standing, at the motion's first frame.
+    let rest_down = limbs_hang(skeleton, std::slice::from_ref(&rest_positions)).map(|h| h.0);
+    let rest_says = rest_down
+        .map(opposite)
+        .or_else(|| rest_up_of_figure(labels, &rest_positions))
+        .filter(|r| *r != up);
     let (stance, stance_from_motion) = match frames.into_iter().next() {
-        Some(first) => (first, true),
-        None => (rest, false),
+        Some(first) if rest_down != Some(down) => (first, true),
+        _ => (rest, false),
     };
     Some(UpReading {
         up,

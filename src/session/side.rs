@@ -348,6 +348,9 @@ impl Side {
         {
             return Ok(());
         }
+        if !self.is_humanoid() {
+            return self.creature_from_motion();
+        }
         let Some(clip) = self.clips().first().map(|c| c.name.clone()) else {
             return Ok(());
         };
@@ -368,6 +371,35 @@ impl Side {
             (self.file.reference, self.labels) = previous;
             self.rebuild_reference()?;
         }
+        Ok(())
+    }
+
+    /// A BVH creature whose zero pose hangs its limbs elsewhere than its motion does (a
+    /// quadruped laid along +X): the reference pose starts at the motion's first frame, so
+    /// its chains, floor and leg lengths are read standing.
+    fn creature_from_motion(&mut self) -> Result<(), SessionError> {
+        if self.asset.format != crate::io::asset::Format::Bvh {
+            return Ok(());
+        }
+        let clips = self.clips();
+        let Some(clip) = clips.first() else {
+            return Ok(());
+        };
+        let reading =
+            crate::core::gravity::read_up(self.skeleton(), &self.bone_labels(), Some(clip));
+        if !reading.is_some_and(|r| r.stance_from_motion) {
+            return Ok(());
+        }
+        let clip = clip.name.clone();
+        self.file.reference = PoseSource::Frame {
+            clip: clip.clone(),
+            frame: 0,
+        };
+        self.rebuild_reference()?;
+        self.labels = side_labels(self.skeleton(), &self.reference);
+        self.asset.warnings.push(format!(
+            "reference pose: frame 0 of clip '{clip}' (the file's zero pose hangs its limbs elsewhere than its motion does)"
+        ));
         Ok(())
     }
 

@@ -9,8 +9,9 @@
 use crate::common::asset_path;
 use crate::common::creature_set::{fox_variants, robot_renamed};
 use crate::common::file_variants::{
-    Convention, bound_elsewhere, degenerate_zero_pose, longer_legs, mixamo_through_blender,
-    renamed, reoriented, rescaled, root_offset_at_hips, z_up_bvh,
+    Convention, bound_elsewhere, degenerate_zero_pose, fox_walk_bvh_facing_x, longer_legs,
+    mixamo_through_blender, renamed, reoriented, rescaled, research_dataset_layout,
+    root_offset_at_hips, z_up_bvh,
 };
 use crate::common::matrix_export::export_case;
 use retarget_studio::core::quality::{Report, Thresholds};
@@ -112,6 +113,21 @@ fn quadrupeds(dir: &Path) -> (Sources, Targets) {
     (sources, targets)
 }
 
+/// Creature mocap whose rest says nothing about up: the fox's walk as BVH facing +X, its
+/// zero pose along +X, onto the fox and the variants whose names keep their separators and
+/// case (onto `lower-case` and `no-separators` its chains pair no legs: a later issue).
+fn creature_mocap(dir: &Path, fox_targets: &Targets) -> (Sources, Targets) {
+    let bvh = dir.join("Fox(bvh,+X,zero-pose-along-x).bvh");
+    std::fs::write(&bvh, degenerate_zero_pose(&fox_walk_bvh_facing_x(), 4)).unwrap();
+    let sources = vec![("Fox(bvh,+X,zero-pose-along-x)".to_owned(), bvh, None)];
+    let targets = fox_targets
+        .iter()
+        .filter(|(label, _)| !label.contains("lower-case") && !label.contains("no-separators"))
+        .cloned()
+        .collect();
+    (sources, targets)
+}
+
 /// BVH targets: CMU's 01_01 as read and as other tools write it (Z up, the root OFFSET at
 /// hip height, a zero pose along +X), under a CMU walk and the robot's walk. A BVH target's
 /// zero pose says nothing of its floor: it stands on its own clip's, and judge measures it
@@ -126,11 +142,22 @@ fn bvh_targets(dir: &Path) -> (Sources, Targets) {
         ),
     ];
     let walk = std::fs::read_to_string(asset_path("bvh/01_01.bvh")).unwrap();
-    let mut targets = vec![("01_01".to_owned(), asset_path("bvh/01_01.bvh"))];
+    let mut targets = vec![
+        ("01_01".to_owned(), asset_path("bvh/01_01.bvh")),
+        (
+            "walk1(makehuman)".to_owned(),
+            asset_path("bvh/makehuman/walk1_zup_xyz_rootchannel_zero.bvh"),
+        ),
+    ];
+    let away = glam::DVec3::new(-35.0, 0.0, 60.0);
     for (label, text) in [
         ("01_01[z-up]", z_up_bvh(&walk)),
         ("01_01[offset-at-hips]", root_offset_at_hips(&walk)),
         ("01_01[zero-pose-along-x]", degenerate_zero_pose(&walk, 5)),
+        (
+            "01_01[research-layout]",
+            research_dataset_layout(&walk, 5, away),
+        ),
     ] {
         let path = dir.join(format!("{label}.bvh"));
         std::fs::write(&path, text).unwrap();
@@ -204,6 +231,17 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)> {
     let z_up = dir.join("02_01[z-up].bvh");
     std::fs::write(&z_up, z_up_bvh(&walk)).unwrap();
     out.push(("02_01[z-up]".into(), z_up, None));
+    // A research dataset's layout (every bone along +X, six channels, an extra root, ZXY,
+    // 4 m from the origin), and MakeHuman's undeclared Z-up decimetres with `__` helpers.
+    let research = dir.join("02_01[research-layout].bvh");
+    let away = glam::DVec3::new(71.0, 0.0, -53.0);
+    std::fs::write(&research, research_dataset_layout(&walk, 3, away)).unwrap();
+    out.push(("02_01[research-layout]".into(), research, None));
+    out.push((
+        "walk1(makehuman)".into(),
+        asset_path("bvh/makehuman/walk1_zup_xyz_rootchannel_zero.bvh"),
+        None,
+    ));
     out
 }
 
@@ -327,6 +365,7 @@ fn every_source_onto_every_target_and_variant() {
     let (fox_sources, fox_targets) = quadrupeds(&work);
     let blocks = [
         (sources(&work), targets),
+        creature_mocap(&work, &fox_targets),
         (fox_sources, fox_targets),
         bvh_targets(&work),
     ];
@@ -423,6 +462,10 @@ fn known_pair(known: &str, pair: &str) -> bool {
     }
 }
 
-/// Failures understood and left for later issues: (pair prefix, measure or `*`, why). Empty
-/// since #12 planted the feet: skate used to fail wherever leg proportions differ.
-const KNOWN: &[(&str, &str, &str)] = &[];
+/// Failures understood and left for later issues: (pair prefix, measure or `*`, why).
+const KNOWN: &[(&str, &str, &str)] = &[(
+    "RobotExpressive:Walking → walk1(makehuman)",
+    "body",
+    "the robot's ring finger onto MakeHuman's, under its `__Ring1_L` helper: the proximal \
+     bone stretches 0.18 of the height at frame 0; left for the fingers work",
+)];

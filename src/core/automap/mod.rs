@@ -78,9 +78,22 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
     for (t, name) in target.names.iter().enumerate() {
         // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
         // labels that disagree.
-        let agrees = |s: usize| match (source.label(s), target.label(t)) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
+        // So do a pelvis and a root beside the pelvis: MakeHuman's `Root` carries the body
+        // where an Unreal `root` lies on the floor under it.
+        let agrees = |s: usize| {
+            let labels = match (source.label(s), target.label(t)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            let kind = |side: &RigSide, j: usize| {
+                side.chains.chain_of(j).map(|c| side.chains.chains[c].kind)
+            };
+            let places = !matches!(
+                (kind(source, s), kind(target, t)),
+                (Some(ChainKind::Root), Some(ChainKind::Pelvis))
+                    | (Some(ChainKind::Pelvis), Some(ChainKind::Root))
+            );
+            labels && places
         };
         let by_key =
             |sk: &HashMap<NameKey, usize>, tk: &HashMap<NameKey, usize>, k: Option<NameKey>| {
