@@ -25,6 +25,7 @@ pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
+pub mod two_armatures;
 
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
@@ -34,3 +35,4 @@ pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mesh_space::bound_elsewhere;
 pub use mixamo::mixamo_through_blender;
+pub use two_armatures::two_armatures;
