@@ -327,19 +327,7 @@ fn text(r: &Report) -> String {
     }
     let _ = writeln!(out, "\nclips: {}", r.clips.len());
     for c in &r.clips {
-        let fps = c.fps.map_or("-".to_owned(), |f| format!("{f:.3}"));
-        let skeletons = match c.skeletons.as_slice() {
-            [one] => format!("skeleton {one}"),
-            many => {
-                let list: Vec<String> = many.iter().map(usize::to_string).collect();
-                format!("skeletons {}", list.join(", "))
-            }
-        };
-        let _ = writeln!(
-            out,
-            "  '{}' ({skeletons}): {:.3} s from {:.3} s, {} frames, {fps} fps, {} joints animated",
-            c.name, c.duration, c.start, c.frames, c.animated_joints
-        );
+        let _ = writeln!(out, "  {}", clip_line(c));
     }
     let _ = writeln!(out, "\nmeshes: {}", r.meshes.len());
     for m in &r.meshes {
@@ -368,6 +356,22 @@ fn text(r: &Report) -> String {
         }
     }
     out
+}
+
+/// A clip in words: its name, the skeletons it drives, its time range and keys.
+fn clip_line(c: &ClipReport) -> String {
+    let fps = c.fps.map_or("-".to_owned(), |f| format!("{f:.3}"));
+    let skeletons = match c.skeletons.as_slice() {
+        [one] => format!("skeleton {one}"),
+        many => {
+            let list: Vec<String> = many.iter().map(usize::to_string).collect();
+            format!("skeletons {}", list.join(", "))
+        }
+    };
+    format!(
+        "'{}' ({skeletons}): {:.3} s from {:.3} s, {} frames, {fps} fps, {} joints animated",
+        c.name, c.duration, c.start, c.frames, c.animated_joints
+    )
 }
 
 fn fmt_vec(v: &[f32]) -> String {

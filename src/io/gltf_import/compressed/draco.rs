@@ -240,7 +240,7 @@ fn attribute_bytes(
     let mut bytes = Vec::with_capacity(points * n * ct.size());
     for point in 0..points {
         let value = attribute.mapped_index(PointIndex(point as u32)).0 as usize;
-        let start = value.checked_mul(stride).unwrap_or(usize::MAX);
+        let start = value.saturating_mul(stride);
         let Some(raw) = start
             .checked_add(size * n)
             .and_then(|end| data.get(start..end))
