@@ -22,7 +22,7 @@ const QUANTIZATION: &str = "KHR_mesh_quantization";
 const WEBP: &str = "EXT_texture_webp";
 
 /// The largest fallback buffer a meshopt file may declare.
-const MAX_FALLBACK_BYTES: usize = 1 << 31;
+const MAX_FALLBACK_BYTES: usize = 1 << 30;
 
 fn fail(extension: &'static str, what: &str, reason: impl Into<String>) -> Problem {
     Problem::Compressed {
@@ -264,8 +264,8 @@ fn read_integers(
     let element = size * n;
     let stride = view.byte_stride.map_or(element, |s| s.0);
     let count = acc.count.0 as usize;
-    let start =
-        view.byte_offset.map_or(0, |o| o.0 as usize) + acc.byte_offset.map_or(0, |o| o.0 as usize);
+    let start = (view.byte_offset.map_or(0, |o| o.0 as usize))
+        .saturating_add(acc.byte_offset.map_or(0, |o| o.0 as usize));
     let data = buffers
         .get(view.buffer.value())
         .map(|b| &b.0[..])
