@@ -1,7 +1,8 @@
 //! Two armatures of one rig in one file: the whole scene copied once more under a node
 //! `offset` away, each copy's meshes skinned to its own joints, and every animation channel
 //! doubled onto the copy (sharing its sampler), as Blender writes a scene with two
-//! instances of one character that play the same actions.
+//! instances of one character that play the same actions. The copy's node names take
+//! `suffix` (Blender's `.001`, or none, as other tools write them).
 
 use super::glb::{Glb, indices, push};
 use glam::{Mat4, Vec3};
@@ -9,7 +10,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// The file with every scene node copied under a new scene root at `offset`.
-pub fn two_armatures(glb: &[u8], offset: Vec3) -> Vec<u8> {
+pub fn two_armatures(glb: &[u8], offset: Vec3, suffix: &str) -> Vec<u8> {
     let mut g = Glb::parse(glb);
     let scene = g.scene();
     let roots = indices(&g.json["scenes"][scene]["nodes"]);
@@ -34,7 +35,7 @@ pub fn two_armatures(glb: &[u8], offset: Vec3) -> Vec<u8> {
             node["skin"] = json!(skins[s as usize]);
         }
         if let Some(name) = node["name"].as_str() {
-            node["name"] = json!(format!("{name}.001"));
+            node["name"] = json!(format!("{name}{suffix}"));
         }
         push(&mut g.json, "nodes", node);
     }
