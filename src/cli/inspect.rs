@@ -161,7 +161,10 @@ pub struct JointReport {
 #[derive(Serialize)]
 pub struct ClipReport {
     pub name: String,
+    /// The first skeleton it drives.
     pub skeleton: usize,
+    /// Every skeleton it drives: one animation may drive several copies of a rig.
+    pub skeletons: Vec<usize>,
     pub duration: f32,
     pub start: f32,
     pub frames: usize,
@@ -192,19 +195,7 @@ pub fn report(asset: &Asset) -> Report {
             source: asset.up_source.name(),
         },
         skeletons: asset.skeletons.iter().map(skeleton_report).collect(),
-        clips: asset
-            .clips
-            .iter()
-            .map(|c| ClipReport {
-                name: c.clip.name.clone(),
-                skeleton: c.skeleton,
-                duration: c.clip.duration_secs(),
-                start: c.clip.start_secs(),
-                frames: c.clip.frame_count(),
-                fps: c.clip.fps(),
-                animated_joints: c.clip.animated_joint_count(),
-            })
-            .collect(),
+        clips: clip_reports(asset),
         meshes: asset
             .meshes
             .iter()
@@ -220,6 +211,34 @@ pub fn report(asset: &Asset) -> Report {
         stance: None,
         chains: Vec::new(),
     }
+}
+
+/// One entry per animation of the file, with every skeleton it drives.
+fn clip_reports(asset: &Asset) -> Vec<ClipReport> {
+    let mut out: Vec<(usize, ClipReport)> = Vec::new();
+    for c in &asset.clips {
+        if let Some((_, r)) = out
+            .iter_mut()
+            .find(|(a, r)| *a == c.animation && r.name == c.clip.name)
+        {
+            r.skeletons.push(c.skeleton);
+            continue;
+        }
+        out.push((
+            c.animation,
+            ClipReport {
+                name: c.clip.name.clone(),
+                skeleton: c.skeleton,
+                skeletons: vec![c.skeleton],
+                duration: c.clip.duration_secs(),
+                start: c.clip.start_secs(),
+                frames: c.clip.frame_count(),
+                fps: c.clip.fps(),
+                animated_joints: c.clip.animated_joint_count(),
+            },
+        ));
+    }
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 fn skeleton_report(s: &Skeleton) -> SkeletonReport {
@@ -308,12 +327,7 @@ fn text(r: &Report) -> String {
     }
     let _ = writeln!(out, "\nclips: {}", r.clips.len());
     for c in &r.clips {
-        let fps = c.fps.map_or("-".to_owned(), |f| format!("{f:.3}"));
-        let _ = writeln!(
-            out,
-            "  '{}' (skeleton {}): {:.3} s from {:.3} s, {} frames, {fps} fps, {} joints animated",
-            c.name, c.skeleton, c.duration, c.start, c.frames, c.animated_joints
-        );
+        let _ = writeln!(out, "  {}", clip_line(c));
     }
     let _ = writeln!(out, "\nmeshes: {}", r.meshes.len());
     for m in &r.meshes {
@@ -342,6 +356,22 @@ fn text(r: &Report) -> String {
         }
     }
     out
+}
+
+/// A clip in words: its name, the skeletons it drives, its time range and keys.
+fn clip_line(c: &ClipReport) -> String {
+    let fps = c.fps.map_or("-".to_owned(), |f| format!("{f:.3}"));
+    let skeletons = match c.skeletons.as_slice() {
+        [one] => format!("skeleton {one}"),
+        many => {
+            let list: Vec<String> = many.iter().map(usize::to_string).collect();
+            format!("skeletons {}", list.join(", "))
+        }
+    };
+    format!(
+        "'{}' ({skeletons}): {:.3} s from {:.3} s, {} frames, {fps} fps, {} joints animated",
+        c.name, c.duration, c.start, c.frames, c.animated_joints
+    )
 }
 
 fn fmt_vec(v: &[f32]) -> String {

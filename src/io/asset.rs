@@ -64,6 +64,10 @@ pub struct AssetClip {
     /// Index into `Asset::skeletons`.
     pub skeleton: usize,
     pub clip: Clip,
+    /// The file's animation (glTF animation, FBX stack, the BVH motion) it was read from:
+    /// an animation that drives several skeletons (copies of one rig) gives one clip per
+    /// skeleton, all with the same index.
+    pub animation: usize,
 }
 
 /// The codec an [`EncodedImage`] needs.

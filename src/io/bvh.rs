@@ -135,7 +135,11 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
     if frame_count > 0 {
         let clip = build_clip(&name, &joints, &frames, frame_time)
             .map_err(|e| err(motion_line, e.to_string()))?;
-        clips.push(AssetClip { skeleton: 0, clip });
+        clips.push(AssetClip {
+            skeleton: 0,
+            clip,
+            animation: 0,
+        });
     }
     let labels: Vec<_> = crate::core::profile::auto_label(&skeleton, &Pose::rest(&skeleton))
         .iter()

@@ -55,6 +55,13 @@ pub enum Problem {
     },
     #[error("{what}: {reason}")]
     BadData { what: String, reason: String },
+    /// A compressed part of a glTF (Draco, meshopt, quantization) that cannot be decoded.
+    #[error("{extension}: {what}: {reason}")]
+    Compressed {
+        extension: &'static str,
+        what: String,
+        reason: String,
+    },
     /// ufbx could not read the file, or it is an FBX this reader refuses (older than 6.1).
     #[error("cannot read it as FBX: {0}")]
     Fbx(String),

@@ -145,9 +145,13 @@ impl Side {
         };
         let asset = crate::io::load(&file.path, &options)?;
         refuse_collapsed(&file.path, &asset)?;
-        // The skeleton with the most humanoid labels is the character (others: props).
+        // The skeleton with the most humanoid labels is the character (others: props); of
+        // equals (copies of one rig) the first, whose clips the exporter copies to the rest.
         let skeleton_index = (0..asset.skeletons.len())
-            .max_by_key(|&i| asset.skeletons[i].humanoid().iter().flatten().count())
+            .max_by_key(|&i| {
+                let labels = asset.skeletons[i].humanoid().iter().flatten().count();
+                (labels, std::cmp::Reverse(i))
+            })
             .unwrap_or(0);
         for (name, _) in &file.bone_offsets {
             if asset.skeletons[skeleton_index].find(name).is_none() {

@@ -38,6 +38,8 @@ fn large(format: Format) -> &'static [&'static str] {
             "gltf/CesiumMan.glb",
             "gltf/Fox.glb",
             "gltf/RobotExpressive.glb",
+            "gltf/draco/quaternius_astronaut_draco_gltftransform.glb",
+            "gltf/morph/valid_hispanic_f2_meshopt_65morphs.glb",
         ],
         Format::Vrm => &["vrm/cryptovoxels.vrm"],
         Format::Bvh => &["bvh/01_01.bvh", "bvh/02_01.bvh", "bvh/05_06.bvh"],
@@ -78,6 +80,7 @@ pub fn seeds(format: Format, every: bool, work: &Path) -> Vec<(Seed, PathBuf)> {
 pub fn partner(rel: &str) -> &str {
     match rel {
         "vrm/cryptovoxels.vrm" => "vrm/three-vrm_test.vrma",
+        "gltf/morph/valid_hispanic_f2_meshopt_65morphs.glb" => "gltf/RobotExpressive.glb",
         _ => rel,
     }
 }

@@ -17,7 +17,7 @@ pub(super) fn read_clips(
     let fps = (fps.is_finite() && fps > 0.0).then_some(fps);
     let mut clips = Vec::new();
     let mut empty = Vec::new();
-    for stack in scene.anim_stacks.iter() {
+    for (index, stack) in scene.anim_stacks.iter().enumerate() {
         let name = stack.element.name.to_string();
         let opts = ufbx::BakeOpts {
             // Non-linear curves (cubic, Euler rotation) resampled on the file's frames.
@@ -56,7 +56,11 @@ pub(super) fn read_clips(
             ));
         }
         let clip = Clip::new(name, tracks, fps.map(|f| f as f32));
-        clips.push(AssetClip { skeleton: 0, clip });
+        clips.push(AssetClip {
+            skeleton: 0,
+            clip,
+            animation: index,
+        });
     }
     if !empty.is_empty() {
         warnings.push(format!(

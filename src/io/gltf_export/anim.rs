@@ -28,6 +28,19 @@ struct Keys {
     interpolation: Interpolation,
 }
 
+impl Keys {
+    /// Everything a sampler holds, bit for bit: equal keys can share one sampler.
+    fn bits(&self) -> (Vec<u32>, Vec<u32>, u8) {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect();
+        let kind = match self.interpolation {
+            Interpolation::Step => 0,
+            Interpolation::Linear => 1,
+            Interpolation::CubicSpline => 2,
+        };
+        (bits(&self.times), bits(&self.values), kind)
+    }
+}
+
 /// How a clip's keys had to be changed to be valid glTF.
 #[derive(Default)]
 struct Adjustments {
@@ -35,26 +48,32 @@ struct Adjustments {
     single_key_cubic: usize,
 }
 
-/// Adds one animation per clip whose channels drive `nodes[j]` for joint `j`. Clips
-/// without a single track are left out (glTF wants at least one channel) and said so.
+/// Clips and the nodes they drive: `nodes[j]` for joint `j` of each clip.
+#[derive(Clone, Copy)]
+pub(super) struct Driven<'a> {
+    pub clips: &'a [Clip],
+    pub nodes: &'a [u32],
+}
+
+/// Adds one animation per clip of `sets[0]`, whose channels drive `nodes[j]` for joint `j`.
+/// Further sets (copies of the skeleton in the same file) hold as many clips, and clip `i`
+/// of each joins animation `i`; channels with equal keys share one sampler. Clips without a
+/// single track are left out (glTF wants at least one channel) and said so.
 pub(super) fn push_clips(
     root: &mut Root,
     extra: &mut Extra,
-    clips: &[Clip],
-    nodes: &[u32],
+    sets: &[Driven],
     notes: &mut Vec<String>,
 ) -> Result<Written, ExportProblem> {
     let mut inputs = HashMap::new();
     let mut written = Written::default();
-    for clip in clips {
-        if clip.tracks().len() != nodes.len() {
-            return Err(ExportProblem::Invalid(format!(
-                "clip '{}' has tracks for {} joints but the skeleton has {}",
-                clip.name,
-                clip.tracks().len(),
-                nodes.len()
-            )));
-        }
+    let Some(first) = sets.first() else {
+        return Ok(written);
+    };
+    for set in sets {
+        check_set(set, first.clips.len())?;
+    }
+    for (i, clip) in first.clips.iter().enumerate() {
         let shift = start_shift(clip, notes);
         let mut adjust = Adjustments::default();
         let mut anim = janim::Animation {
@@ -64,26 +83,35 @@ pub(super) fn push_clips(
             name: Some(clip.name.clone()),
             samplers: Vec::new(),
         };
-        for (tracks, &node) in clip.tracks().iter().zip(nodes) {
-            let all = [
-                tracks
-                    .translation
-                    .as_ref()
-                    .map(|t| (vec3_keys(t), Property::Translation)),
-                tracks
-                    .rotation
-                    .as_ref()
-                    .map(|t| (quat_keys(t), Property::Rotation)),
-                tracks
-                    .scale
-                    .as_ref()
-                    .map(|t| (vec3_keys(t), Property::Scale)),
-            ];
-            for (mut keys, property) in all.into_iter().flatten() {
-                make_valid(&mut keys, shift, &mut adjust);
-                written.keys += keys.times.len();
-                let input = input_accessor(root, extra, &mut inputs, &keys.times);
-                push_channel(root, extra, &mut anim, input, &keys, node, property);
+        let mut samplers = HashMap::new();
+        for (s, set) in sets.iter().enumerate() {
+            let mut adjust_copy = Adjustments::default();
+            let adjust = if s == 0 {
+                &mut adjust
+            } else {
+                &mut adjust_copy
+            };
+            let joints = set.clips[i].tracks().iter().zip(set.nodes).enumerate();
+            for (j, (tracks, &node)) in joints {
+                for (mut keys, property) in joint_keys(tracks) {
+                    make_valid(&mut keys, shift, adjust);
+                    // A copy's channel shares the first skeleton's sampler when its keys
+                    // are the same.
+                    let slot = (j, property_index(property));
+                    let sampler = match samplers.get(&slot) {
+                        Some((bits, sampler)) if s > 0 && *bits == keys.bits() => *sampler,
+                        _ => {
+                            written.keys += keys.times.len();
+                            let input = input_accessor(root, extra, &mut inputs, &keys.times);
+                            let sampler = push_sampler(root, extra, &mut anim, input, &keys);
+                            if s == 0 {
+                                samplers.insert(slot, (keys.bits(), sampler));
+                            }
+                            sampler
+                        }
+                    };
+                    push_channel(&mut anim, sampler, node, property);
+                }
             }
         }
         note_adjustments(clip, &adjust, notes);
@@ -98,6 +126,55 @@ pub(super) fn push_clips(
         written.clips += 1;
     }
     Ok(written)
+}
+
+fn check_set(set: &Driven, clips: usize) -> Result<(), ExportProblem> {
+    if set.clips.len() != clips {
+        return Err(ExportProblem::Invalid(format!(
+            "{} clips for a copy of the skeleton, {clips} for the skeleton",
+            set.clips.len()
+        )));
+    }
+    for clip in set.clips {
+        if clip.tracks().len() != set.nodes.len() {
+            return Err(ExportProblem::Invalid(format!(
+                "clip '{}' has tracks for {} joints but the skeleton has {}",
+                clip.name,
+                clip.tracks().len(),
+                set.nodes.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn property_index(property: Property) -> u8 {
+    match property {
+        Property::Translation => 0,
+        Property::Rotation => 1,
+        Property::Scale => 2,
+        Property::MorphTargetWeights => 3,
+    }
+}
+
+/// One joint's tracks, flattened, with the property each drives.
+fn joint_keys(tracks: &crate::core::JointTracks) -> impl Iterator<Item = (Keys, Property)> {
+    [
+        tracks
+            .translation
+            .as_ref()
+            .map(|t| (vec3_keys(t), Property::Translation)),
+        tracks
+            .rotation
+            .as_ref()
+            .map(|t| (quat_keys(t), Property::Rotation)),
+        tracks
+            .scale
+            .as_ref()
+            .map(|t| (vec3_keys(t), Property::Scale)),
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// glTF times cannot be negative: a clip that starts before 0 s is moved to start at 0 s.
@@ -199,22 +276,20 @@ fn input_accessor(
         .or_insert_with(|| extra.push_f32(root, times, Type::Scalar, true, None))
 }
 
-fn push_channel(
+fn push_sampler(
     root: &mut Root,
     extra: &mut Extra,
     anim: &mut janim::Animation,
     input: Index<json::Accessor>,
     keys: &Keys,
-    node: u32,
-    property: Property,
-) {
+) -> Index<janim::Sampler> {
     let output = extra.push_f32(root, &keys.values, keys.type_, false, None);
     let interpolation = match keys.interpolation {
         Interpolation::Step => janim::Interpolation::Step,
         Interpolation::Linear => janim::Interpolation::Linear,
         Interpolation::CubicSpline => janim::Interpolation::CubicSpline,
     };
-    let sampler = Index::push(
+    Index::push(
         &mut anim.samplers,
         janim::Sampler {
             extensions: None,
@@ -223,7 +298,15 @@ fn push_channel(
             interpolation: Checked::Valid(interpolation),
             output,
         },
-    );
+    )
+}
+
+fn push_channel(
+    anim: &mut janim::Animation,
+    sampler: Index<janim::Sampler>,
+    node: u32,
+    property: Property,
+) {
     anim.channels.push(janim::Channel {
         sampler,
         target: janim::Target {

@@ -35,11 +35,13 @@ fn is_safe_extension(name: &str) -> bool {
     name.starts_with("KHR_materials_") || SAFE_EXTENSIONS.contains(&name)
 }
 
+/// `target`: the skeleton the clips are for and its joint nodes; `copies`: other skeletons
+/// of the file the clips drive as well.
 pub(super) fn build(
     path: &Path,
-    skeleton: usize,
-    joint_nodes: &[usize],
+    (skeleton, joint_nodes): (usize, &[usize]),
     clips: &[Clip],
+    copies: &[super::copies::Copy],
     keep_existing_animations: bool,
 ) -> Result<Built, ExportProblem> {
     let (doc, buffers) = read_source(path, skeleton, joint_nodes)?;
@@ -63,8 +65,12 @@ pub(super) fn build(
             "{embedded} image(s) given by URI embedded in the GLB"
         ));
     }
-    let Written { clips, keys } =
-        anim::push_clips(&mut root, &mut extra, clips, &nodes, &mut notes)?;
+    let Written { clips, keys } = anim::push_clips(
+        &mut root,
+        &mut extra,
+        &driven(clips, &nodes, copies),
+        &mut notes,
+    )?;
     repair::split_animated_matrices(&mut root, &mut notes);
 
     let mut sources: Vec<&[u8]> = buffers.iter().map(|b| &b.0[..]).collect();
@@ -88,6 +94,20 @@ pub(super) fn build(
     })
 }
 
+fn driven<'a>(
+    clips: &'a [Clip],
+    nodes: &'a [u32],
+    copies: &'a [super::copies::Copy],
+) -> Vec<anim::Driven<'a>> {
+    let copies = copies.iter().map(|c| anim::Driven {
+        clips: &c.clips,
+        nodes: &c.nodes,
+    });
+    std::iter::once(anim::Driven { clips, nodes })
+        .chain(copies)
+        .collect()
+}
+
 /// Re-reads the target. The importer runs over the bytes first: its checks (accessors
 /// inside their buffers, no node cycles) keep the `gltf` readers used below from
 /// panicking, and its joint nodes must be those the caller's asset was built with.
@@ -105,10 +125,7 @@ fn read_source(
                 .into(),
         ));
     }
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| source(e.to_string()))?;
-    let buffers = gltf::import_buffers(&gltf.document, path.parent(), gltf.blob.clone())
-        .map_err(|e| source(format!("cannot load its buffers: {e}")))?;
-    Ok((gltf.document, buffers))
+    crate::io::gltf_import::compressed::open_plain(&bytes, path.parent()).map_err(source)
 }
 
 fn drop_animations(root: &mut Root, keep: bool, notes: &mut Vec<String>) {

@@ -6,6 +6,7 @@
 mod anim;
 mod bin;
 mod character;
+mod copies;
 mod embed;
 mod meshes;
 mod pack;
@@ -94,13 +95,18 @@ pub fn export_glb(
         }
         GlbContent::WithCharacter => {
             let nodes = joint_nodes(target, skeleton).map_err(fail)?;
+            let copies = copies::of(target, skeleton, clips);
             character::build(
                 target_path,
-                skeleton,
-                nodes,
+                (skeleton, nodes),
                 clips,
+                &copies,
                 options.keep_existing_animations,
             )
+            .map(|mut built| {
+                note_copies(target, skeleton, &copies, &mut built.notes);
+                built
+            })
         }
         GlbContent::AnimationOnly => rig::build(s, &[], clips),
     }
@@ -119,6 +125,19 @@ pub fn export_glb(
         repaired_vertices: built.repaired_vertices,
         notes: built.notes,
     })
+}
+
+fn note_copies(target: &Asset, skeleton: usize, copies: &[copies::Copy], notes: &mut Vec<String>) {
+    let name = |s: usize| &target.skeletons[s].name;
+    for c in copies {
+        notes.push(format!(
+            "the clips also drive skeleton {} ('{}'), a copy of skeleton {skeleton} ('{}') in \
+             the same file",
+            c.skeleton,
+            name(c.skeleton),
+            name(skeleton)
+        ));
+    }
 }
 
 /// The glTF node of every joint; a target read from BVH has none to put clips on (and no

@@ -70,8 +70,15 @@ pub(super) fn build(
     });
     root.scene = Some(scene);
 
-    let Written { clips, keys } =
-        anim::push_clips(&mut root, &mut extra, clips, &nodes, &mut notes)?;
+    let Written { clips, keys } = anim::push_clips(
+        &mut root,
+        &mut extra,
+        &[anim::Driven {
+            clips,
+            nodes: &nodes,
+        }],
+        &mut notes,
+    )?;
     let bin = pack::pack(&mut root, &[&extra.data], true)?;
     Ok(Built {
         root,

@@ -71,6 +71,7 @@ pub(super) fn read_clips(
                 clips.push(AssetClip {
                     skeleton: s,
                     clip: Clip::new(anim_name.clone(), tracks, None),
+                    animation: anim.index(),
                 });
             }
         }

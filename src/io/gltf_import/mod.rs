@@ -1,6 +1,7 @@
 //! glTF 2.0, GLB, VRM 0.x/1.0 and VRM Animation import.
 
 mod clips;
+pub(crate) mod compressed;
 mod hierarchy;
 mod meshes;
 mod skeletons;
@@ -15,7 +16,7 @@ use crate::io::asset::{Asset, Format, Provenance};
 use crate::io::error::{ImportError, Problem};
 use crate::io::vrm;
 use glam::Mat4;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 pub fn import_gltf(path: &Path) -> Result<Asset, ImportError> {
@@ -47,12 +48,8 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
         other => Problem::NotGltf(other.to_string()),
     })?;
-    let doc = &gltf.document;
-    validate::check_document(doc.as_json())?;
-    validate::check_semantics(doc)?;
-    check_buffer_uris(doc)?;
-    let buffers = gltf::import_buffers(doc, path.parent(), gltf.blob.clone())
-        .map_err(|e| Problem::Buffers(buffer_words(&e)))?;
+    let (doc, buffers, quantized) = open(gltf, path.parent())?;
+    let doc = &doc;
     validate::check_ranges(doc, &buffers)?;
     let h = Hierarchy::new(doc)?;
     let table = vrm::humanoid_table(doc);
@@ -67,7 +64,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         ));
     }
 
-    let (skeletons, skin_to_skeleton) = build_skeletons(doc, &buffers, &h, &humanoid)?;
+    let (skeletons, skin_to_skeleton) = build_skeletons(doc, &buffers, &h, &humanoid, &quantized)?;
     let clips = clips::read_clips(doc, &buffers, &h, &skeletons, &mut warnings)?;
 
     let mut bindings = meshes::rigid_bindings(doc, &h, &skeletons);
@@ -142,12 +139,40 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     })
 }
 
+/// The document checked, its buffers, and the accessors turned from quantized integers
+/// into floats. A compressed one is decoded first (its accessors have no data until then)
+/// and checked as the plain file it becomes.
+fn open(
+    gltf: gltf::Gltf,
+    base: Option<&Path>,
+) -> Result<(gltf::Document, Vec<gltf::buffer::Data>, HashSet<usize>), Problem> {
+    let gltf::Gltf { document, blob } = gltf;
+    if !compressed::applies(document.as_json()) {
+        validate::check_document(document.as_json())?;
+        validate::check_semantics(&document)?;
+        check_buffer_uris(&document)?;
+        let buffers = gltf::import_buffers(&document, base, blob)
+            .map_err(|e| Problem::Buffers(buffer_words(&e)))?;
+        return Ok((document, buffers, HashSet::new()));
+    }
+    check_buffer_uris(&document)?;
+    let mut buffers = compressed::load_buffers(&document, base, blob)?;
+    let mut root = document.into_json();
+    compressed::decode(&mut root, &mut buffers)?;
+    let quantized = compressed::prepare_for_reading(&mut root, &mut buffers)?;
+    let document = gltf::Document::from_json_without_validation(root);
+    validate::check_document(document.as_json())?;
+    validate::check_semantics(&document)?;
+    Ok((document, buffers, quantized))
+}
+
 /// One skeleton per distinct joint set: RobotExpressive's two skins share one skeleton.
 fn build_skeletons(
     doc: &gltf::Document,
     buffers: &[gltf::buffer::Data],
     h: &Hierarchy,
     humanoid: &HashMap<usize, HumanBone>,
+    quantized: &HashSet<usize>,
 ) -> Result<(Vec<BuiltSkeleton>, Vec<usize>), Problem> {
     let mut built: Vec<BuiltSkeleton> = Vec::new();
     let mut keys: Vec<BTreeSet<usize>> = Vec::new();
@@ -171,7 +196,7 @@ fn build_skeletons(
             .unwrap_or_else(|| h.names[*joints.first().unwrap_or(&0)].clone());
         let input = SkeletonInput {
             name,
-            bind_space: bind_space(doc, h, &skin, &ibms),
+            bind_space: bind_space(doc, h, &skin, &ibms, quantized),
             inverse_binds: skin.joints().map(|j| j.index()).zip(ibms).collect(),
             joints: joints.clone(),
             humanoid,
@@ -223,11 +248,31 @@ fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Vec<Mat4>
 /// matrices under its `Z_UP` node). The two differ only when that node has a transform, and
 /// then the right one is the one whose bind pose has the joints' own rest scale and place:
 /// the wrong one scales the skeleton by the armature's 0.01 twice, or tips it over.
-fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin, ibms: &[Mat4]) -> Mat4 {
-    let mesh_space = doc
+///
+/// A skin over quantized positions (`KHR_mesh_quantization`, listed in `quantized`) carries
+/// their dequantization in its matrices (glTF-Transform moves it there, as a skinned mesh
+/// ignores its node's transform): then the space is the one that puts the skin's top joint
+/// at its rest, and the joints below keep their bind relative to it.
+fn bind_space(
+    doc: &gltf::Document,
+    h: &Hierarchy,
+    skin: &gltf::Skin,
+    ibms: &[Mat4],
+    quantized: &HashSet<usize>,
+) -> Mat4 {
+    let user = doc
         .nodes()
-        .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()))
-        .map_or(Mat4::IDENTITY, |n| h.worlds[n.index()]);
+        .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()));
+    let quantized_positions = user.as_ref().and_then(|n| n.mesh()).is_some_and(|m| {
+        m.primitives().any(|p| {
+            p.get(&gltf::Semantic::Positions)
+                .is_some_and(|a| quantized.contains(&a.index()))
+        })
+    });
+    if quantized_positions && let Some(space) = top_joint_at_rest(h, skin, ibms) {
+        return space;
+    }
+    let mesh_space = user.map_or(Mat4::IDENTITY, |n| h.worlds[n.index()]);
     if mesh_space.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
         return mesh_space;
     }
@@ -238,6 +283,27 @@ fn bind_space(doc: &gltf::Document, h: &Hierarchy, skin: &gltf::Skin, ibms: &[Ma
     } else {
         mesh_space
     }
+}
+
+/// The space in which the skin's top joint (the one nearest the scene root) binds at its
+/// rest, if its matrix can be inverted.
+fn top_joint_at_rest(h: &Hierarchy, skin: &gltf::Skin, ibms: &[Mat4]) -> Option<Mat4> {
+    let depth = |mut n: usize| {
+        let mut d = 0;
+        while let Some(p) = h.parents[n] {
+            n = p;
+            d += 1;
+        }
+        d
+    };
+    let (k, top) = skin
+        .joints()
+        .map(|j| j.index())
+        .enumerate()
+        .min_by_key(|&(_, j)| depth(j))?;
+    let ibm = ibms.get(k)?;
+    let space = h.worlds[top] * *ibm;
+    (space.is_finite() && space.determinant().abs() > 1e-30).then_some(space)
 }
 
 /// How far the bind pose read in `space` is from the rest pose: log scale ratios plus

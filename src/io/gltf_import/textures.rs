@@ -185,6 +185,15 @@ fn read_image(
         },
     };
     let Some(mime) = sniff(&bytes) else {
+        if declared == Some("image/webp")
+            || (bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP"))
+        {
+            warnings.push(format!(
+                "{label} is WebP (EXT_texture_webp), which this reader does not decode; drawn \
+                 without it"
+            ));
+            return Ok(None);
+        }
         warnings.push(format!(
             "{label} ({}) is neither PNG nor JPEG; drawn without it",
             declared.unwrap_or("no declared type")

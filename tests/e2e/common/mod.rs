@@ -10,6 +10,26 @@ pub fn asset_path(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Runs the CLI with `args`; gives back its output whatever the exit code.
+pub fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs the CLI and gives back its standard output, failing the test on a non-zero exit.
+pub fn cli_ok(args: &[&str]) -> String {
+    let out = cli(args);
+    assert!(
+        out.status.success(),
+        "retarget-studio {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
     retarget_studio::io::load(&path, &ImportOptions::default())

@@ -26,6 +26,7 @@ pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
+pub mod two_armatures;
 
 pub use bvh_layouts::{fox_walk_bvh_facing_x, research_dataset_layout};
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
@@ -36,3 +37,4 @@ pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mesh_space::bound_elsewhere;
 pub use mixamo::mixamo_through_blender;
+pub use two_armatures::two_armatures;
