@@ -14,6 +14,7 @@ mod cli_check;
 mod cli_inspect;
 mod cli_interrupt;
 mod cli_retarget;
+mod control_rigs;
 mod creature_variants;
 mod creatures;
 mod fbx_import;

@@ -21,6 +21,9 @@ pub struct RigSide<'a> {
     pub chains: &'a ChainSkeleton,
     /// World joint positions in the reference pose.
     pub positions: &'a [Vec3],
+    /// Which joints the skin deforms with (`core::deform`), where its weights say: a
+    /// joint off it (a control, an IK target) pairs by its exact name only.
+    pub deforms: Option<&'a [bool]>,
 }
 
 impl RigSide<'_> {
@@ -33,6 +36,12 @@ impl RigSide<'_> {
             .map(|l| l.bone)
     }
 
+    /// Whether joint `j` is on the skeleton the skin deforms with (all are, unknown).
+    fn deforms(&self, j: usize) -> bool {
+        self.deforms
+            .is_none_or(|d| d.get(j).copied().unwrap_or(true))
+    }
+
     fn chain_side(&self) -> ChainSide<'_> {
         ChainSide {
             chains: self.chains,
@@ -42,10 +51,14 @@ impl RigSide<'_> {
     }
 }
 
-/// Joints by key, only where the key names one joint of the side.
-fn unique_keys(names: &[String], key: impl Fn(&str) -> Option<NameKey>) -> HashMap<NameKey, usize> {
+/// Joints by key, only where the key names one joint of the side (of those the skin
+/// deforms with: a `c.hips` control does not take the name of the hips).
+fn unique_keys(side: &RigSide, key: impl Fn(&str) -> Option<NameKey>) -> HashMap<NameKey, usize> {
     let mut seen: HashMap<NameKey, Option<usize>> = HashMap::new();
-    for (j, n) in names.iter().enumerate() {
+    for (j, n) in side.names.iter().enumerate() {
+        if !side.deforms(j) {
+            continue;
+        }
         if let Some(k) = key(n) {
             seen.entry(k).and_modify(|e| *e = None).or_insert(Some(j));
         }
@@ -66,14 +79,8 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
     };
     let strict = |n: &str| Some(name_key(n));
     let loose = |n: &str| loose_key(n);
-    let (s_strict, t_strict) = (
-        unique_keys(source.names, strict),
-        unique_keys(target.names, strict),
-    );
-    let (s_loose, t_loose) = (
-        unique_keys(source.names, loose),
-        unique_keys(target.names, loose),
-    );
+    let (s_strict, t_strict) = (unique_keys(source, strict), unique_keys(target, strict));
+    let (s_loose, t_loose) = (unique_keys(source, loose), unique_keys(target, loose));
     let mut out = vec![None; target.names.len()];
     for (t, name) in target.names.iter().enumerate() {
         // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
@@ -198,6 +205,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
         } else if let Some(p) = by_label.for_target(t) {
             p.clone()
         } else if let Some((s, confidence)) = by_chain[t]
+            .filter(|_| target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
         {
             BonePair {
