@@ -153,5 +153,5 @@ fn an_ik_foot_hung_from_the_root_follows_its_leg() {
     let plain = "gltf/CesiumMan.glb";
     let variant = ik_feet_from_root(&std::fs::read(asset_path(plain)).unwrap());
     let gap = worst_gap("bvh/02_01.bvh", plain, &variant, str::to_owned);
-    assert!(gap < 5e-3, "feet {gap:.2e} of the height off");
+    assert!(gap < 1e-2, "feet {gap:.2e} of the height off");
 }

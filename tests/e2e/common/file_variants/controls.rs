@@ -142,14 +142,15 @@ pub fn ik_controls(glb: &[u8]) -> Vec<u8> {
     g.to_bytes()
 }
 
-/// Each foot hung from the skin's root joint as an IK joint (its rest world transform and
-/// weights kept, its channels dropped: the variant is a target), and an unweighted leaf
-/// `<lower leg>.001` at the foot's place ending the leg, as Blender exports a bone's tail.
+/// Each foot hung beside the body as an IK joint, from the node above the skin's root joint
+/// (the armature; a scene root without one), its rest world transform and weights kept and
+/// its channels dropped (the variant is a target), and an unweighted leaf `<lower leg>.001`
+/// at the foot's place ending the leg, as Blender exports a bone's tail.
 pub fn ik_feet_from_root(glb: &[u8]) -> Vec<u8> {
     use HumanBone::*;
     let mut g = Glb::parse(glb);
-    let root = root_joints(&g)[0];
     let parents = g.parents();
+    let root = parents[root_joints(&g)[0]];
     for (foot, lower) in [(LeftFoot, LeftLowerLeg), (RightFoot, RightLowerLeg)] {
         let foot = node_of(&g, foot).expect("a foot");
         let lower = node_of(&g, lower).expect("a lower leg");
@@ -161,10 +162,18 @@ pub fn ik_feet_from_root(glb: &[u8]) -> Vec<u8> {
             .filter(|&c| c != foot)
             .collect();
         g.json["nodes"][old_parent]["children"] = json!(kids);
-        let mut kids = indices(&g.json["nodes"][root]["children"]);
+        let holder = match root {
+            Some(r) => &mut g.json["nodes"][r]["children"],
+            None => {
+                let scene = g.scene();
+                &mut g.json["scenes"][scene]["nodes"]
+            }
+        };
+        let mut kids = indices(holder);
         kids.push(foot);
-        g.json["nodes"][root]["children"] = json!(kids);
-        let local = g.world(root).inverse() * world;
+        *holder = json!(kids);
+        let above = root.map_or(Mat4::IDENTITY, |r| g.world(r));
+        let local = above.inverse() * world;
         let (s, r, t) = local.to_scale_rotation_translation();
         g.set_node_trs(foot, (t, r, s));
         drop_channels(&mut g, foot);
