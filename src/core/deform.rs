@@ -18,7 +18,7 @@ pub fn deforming(parents: &[Option<usize>], weights: &[f32]) -> Option<Vec<bool>
         return None;
     }
     let total: f32 = weights.iter().filter(|w| w.is_finite()).sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return None;
     }
     let weighted: Vec<bool> = weights.iter().map(|&w| w > STRAY * total).collect();
