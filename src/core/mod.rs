@@ -1,6 +1,7 @@
 //! The retargeting core: pure Rust on glam, no GUI, no file formats.
 
 pub mod clip;
+pub mod deform;
 pub mod floor;
 pub mod gravity;
 pub mod humanoid;

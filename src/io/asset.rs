@@ -192,6 +192,34 @@ impl Asset {
             .map(|c| &c.clip)
     }
 
+    /// The vertex weight each joint of skeleton `skeleton` carries, summed over its meshes
+    /// (rigid meshes count fully for their joint); `None` when no mesh is bound to it (a
+    /// BVH, an animation-only file): what says which joints the skin deforms with.
+    pub fn joint_weights(&self, skeleton: usize) -> Option<Vec<f32>> {
+        let len = self.skeletons.get(skeleton)?.len();
+        let mut sums = vec![0.0f32; len];
+        let mut any = false;
+        let prims = self
+            .meshes
+            .iter()
+            .filter(|m| m.skeleton == skeleton)
+            .flat_map(|m| &m.primitives);
+        for p in prims {
+            for (joints, weights) in p.joints.iter().zip(&p.weights) {
+                for (&j, &w) in joints.iter().zip(weights) {
+                    if let Some(s) = sums.get_mut(j as usize)
+                        && w.is_finite()
+                        && w > 0.0
+                    {
+                        *s += w;
+                        any = true;
+                    }
+                }
+            }
+        }
+        any.then_some(sums)
+    }
+
     pub fn find_clip(&self, name: &str) -> Option<&AssetClip> {
         self.clips.iter().find(|c| c.clip.name == name)
     }

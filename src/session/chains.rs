@@ -4,7 +4,7 @@
 
 use super::{Session, SessionError, Side};
 use crate::core::automap::{RigSide, automatic_map, leg_pairs};
-use crate::core::chains::{BuildFrame, Chain, ChainSkeleton, build, pair_joints};
+use crate::core::chains::{BuildFrame, Chain, ChainSkeleton, build_deforming, pair_joints};
 use crate::core::{BoneMap, BonePair, MapMethod, SideLabel};
 use crate::io::project::ChainFile;
 use glam::Vec3;
@@ -20,14 +20,21 @@ impl Side {
     }
 
     /// The chain skeleton built from the reference pose's shape (characters face +Z once
-    /// the session has turned them).
+    /// the session has turned them), on the joints the skin deforms with.
     pub fn auto_chains(&self) -> ChainSkeleton {
         let positions = self.reference_positions();
-        build(&BuildFrame {
+        let frame = BuildFrame {
             parents: self.skeleton().parents(),
             positions: &positions,
             forward: Vec3::Z,
-        })
+        };
+        build_deforming(&frame, self.deforming().as_deref())
+    }
+
+    /// Which joints the skin deforms with, where its weights say (`core::deform`).
+    pub fn deforming(&self) -> Option<Vec<bool>> {
+        let weights = self.asset.joint_weights(self.skeleton_index)?;
+        crate::core::deform::deforming(self.skeleton().parents(), &weights)
     }
 
     /// The project's chains if it has them, else the automatic ones.
@@ -87,8 +94,14 @@ impl Side {
         }
     }
 
-    fn rig<'a>(&'a self, positions: &'a [Vec3], labels: &'a [Option<SideLabel>]) -> RigSide<'a> {
+    fn rig<'a>(
+        &'a self,
+        positions: &'a [Vec3],
+        labels: &'a [Option<SideLabel>],
+        deforms: Option<&'a [bool]>,
+    ) -> RigSide<'a> {
         RigSide {
+            deforms,
             names: self.skeleton().names(),
             parents: self.skeleton().parents(),
             labels,
@@ -107,7 +120,11 @@ impl Session {
             self.target.reference_positions(),
         );
         let (sl, tl) = (self.source.map_labels(), self.target.map_labels());
-        automatic_map(&self.source.rig(&sp, &sl), &self.target.rig(&tp, &tl))
+        let (sd, td) = (self.source.deforming(), self.target.deforming());
+        automatic_map(
+            &self.source.rig(&sp, &sl, sd.as_deref()),
+            &self.target.rig(&tp, &tl, td.as_deref()),
+        )
     }
 
     /// Recomputes the leg chains the root motion stands on, after the map changed.
@@ -117,10 +134,11 @@ impl Session {
             self.target.reference_positions(),
         );
         let (sl, tl) = (self.source.map_labels(), self.target.map_labels());
+        let (sd, td) = (self.source.deforming(), self.target.deforming());
         let legs = leg_pairs(
             &self.map,
-            &self.source.rig(&sp, &sl),
-            &self.target.rig(&tp, &tl),
+            &self.source.rig(&sp, &sl, sd.as_deref()),
+            &self.target.rig(&tp, &tl, td.as_deref()),
         );
         self.map.set_legs(legs);
     }

@@ -84,8 +84,18 @@ impl FloorMemo {
 /// Humanoid labels of a skeleton, as the map builder takes them: the file's own table,
 /// then names, then the skeleton's shape (`core::profile`).
 pub fn side_labels(skeleton: &Skeleton, reference: &ReferencePose) -> Vec<Option<SideLabel>> {
-    use crate::core::profile::{LabelMethod, auto_label};
-    auto_label(skeleton, &reference.locals)
+    side_labels_weighted(skeleton, reference, None)
+}
+
+/// As `side_labels`, on the skeleton the skin deforms with when `weights` (each joint's
+/// vertex weight) say which that is (`core::deform`).
+pub fn side_labels_weighted(
+    skeleton: &Skeleton,
+    reference: &ReferencePose,
+    weights: Option<&[f32]>,
+) -> Vec<Option<SideLabel>> {
+    use crate::core::profile::{LabelMethod, auto_label_deforming};
+    auto_label_deforming(skeleton, &reference.locals, weights)
         .into_iter()
         .map(|l| {
             l.map(|l| SideLabel {
@@ -145,12 +155,14 @@ impl Side {
         };
         let asset = crate::io::load(&file.path, &options)?;
         refuse_collapsed(&file.path, &asset)?;
-        // The skeleton with the most humanoid labels is the character (others: props); of
-        // equals (copies of one rig) the first, whose clips the exporter copies to the rest.
+        // The character is the skeleton a skin deforms (a Rigify export's second,
+        // unskinned `metarig` repeats its names), then the one with the most humanoid
+        // labels (others: props), then the first.
         let skeleton_index = (0..asset.skeletons.len())
             .max_by_key(|&i| {
-                let labels = asset.skeletons[i].humanoid().iter().flatten().count();
-                (labels, std::cmp::Reverse(i))
+                let skinned = asset.joint_weights(i).is_some();
+                let labelled = asset.skeletons[i].humanoid().iter().flatten().count();
+                (skinned, labelled, std::cmp::Reverse(i))
             })
             .unwrap_or(0);
         for (name, _) in &file.bone_offsets {
@@ -181,7 +193,8 @@ impl Side {
             floor_memo: FloorMemo::default(),
         };
         side.rebuild_reference()?;
-        side.labels = side_labels(side.skeleton(), &side.reference);
+        let weights = side.asset.joint_weights(side.skeleton_index);
+        side.labels = side_labels_weighted(side.skeleton(), &side.reference, weights.as_deref());
         // Again, now that the labels say which effectors hang away from their limbs.
         side.rebuild_reference()?;
         side.stand_from_motion()?;

@@ -15,6 +15,7 @@ mod cli_inspect;
 mod cli_interrupt;
 mod cli_retarget;
 mod compressed_gltf;
+mod control_rigs;
 mod creature_variants;
 mod creatures;
 mod fbx_import;

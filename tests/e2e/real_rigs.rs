@@ -350,3 +350,67 @@ fn makehuman_helpers_are_not_mapped_and_limbs_follow_the_walk() {
         );
     }
 }
+
+/// A Rigify export with its controls (`c.hips`, `c.head`, 94 `MCH-` bones inside the deform
+/// chains) and an unskinned `metarig` of the same names: the skinned rig is driven, through
+/// the joints its skin follows, and no control is mapped.
+#[test]
+fn a_rigify_export_drives_its_skinned_deform_joints() {
+    let session = automatic(
+        "bvh/02_01.bvh",
+        "gltf/rigify/openbot_rigodotify_mch_ctrl_2armatures.glb",
+    );
+    let t = session.target.skeleton();
+    assert_eq!(
+        (t.name.as_str(), t.len()),
+        ("rig", 237),
+        "the skinned skeleton"
+    );
+    for pair in session.map.pairs() {
+        let name = &t.names()[pair.target];
+        assert!(
+            !name.starts_with("c.") && !name.starts_with("MCH-"),
+            "{name} is a control"
+        );
+    }
+    for (bone, name) in [
+        (HumanBone::Hips, "hips"),
+        (HumanBone::Head, "head"),
+        (HumanBone::LeftUpperArm, "upper_arm.L"),
+        (HumanBone::RightFoot, "foot.R"),
+    ] {
+        assert_eq!(t.names()[target_of(&session, bone)], name);
+    }
+}
+
+/// The Knight's left thumb is named `Thumb.R`: read by its name it followed the other hand
+/// and stretched across the body (1.1 of the height). Every bone keeps its length.
+#[test]
+fn the_knights_thumbs_follow_the_hand_they_hang_from() {
+    let session = automatic(
+        "gltf/RobotExpressive.glb",
+        "gltf/ik_controls/quaternius_knight_ikfeet_swapped_thumbs.glb",
+    );
+    let t = session.target.skeleton();
+    let thumb = t.find("Thumb.R").unwrap();
+    assert_eq!(
+        session.map.for_target(thumb).and_then(|p| p.bone),
+        Some(HumanBone::LeftThumbMetacarpal)
+    );
+    let clip = session.retarget_clip(Some("Dance"), Some(30.0)).unwrap();
+    let frames = world_frames(t, &clip, 40);
+    let h = height(&Pose::bind(t).world_positions(t));
+    for name in ["Thumb.R", "Thumb2.R", "Thumb.L", "Fingers.L", "Fingers.R"] {
+        let j = t.find(name).unwrap();
+        let p = t.parents()[j].unwrap();
+        let lengths: Vec<f32> = frames.iter().map(|f| f[j].distance(f[p])).collect();
+        let (lo, hi) = lengths
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), l| (lo.min(*l), hi.max(*l)));
+        assert!(
+            (hi - lo) / h < 1e-3,
+            "{name} changes length by {:.2e} of the height",
+            (hi - lo) / h
+        );
+    }
+}

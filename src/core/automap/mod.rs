@@ -21,6 +21,9 @@ pub struct RigSide<'a> {
     pub chains: &'a ChainSkeleton,
     /// World joint positions in the reference pose.
     pub positions: &'a [Vec3],
+    /// Which joints the skin deforms with (`core::deform`), where its weights say: a
+    /// joint off it (a control, an IK target) pairs by its exact name only.
+    pub deforms: Option<&'a [bool]>,
 }
 
 impl RigSide<'_> {
@@ -33,6 +36,12 @@ impl RigSide<'_> {
             .map(|l| l.bone)
     }
 
+    /// Whether joint `j` is on the skeleton the skin deforms with (all are, unknown).
+    fn deforms(&self, j: usize) -> bool {
+        self.deforms
+            .is_none_or(|d| d.get(j).copied().unwrap_or(true))
+    }
+
     fn chain_side(&self) -> ChainSide<'_> {
         ChainSide {
             chains: self.chains,
@@ -42,10 +51,19 @@ impl RigSide<'_> {
     }
 }
 
-/// Joints by key, only where the key names one joint of the side.
-fn unique_keys(names: &[String], key: impl Fn(&str) -> Option<NameKey>) -> HashMap<NameKey, usize> {
+/// Joints by key, only where the key names one joint of the side, among the joints the
+/// skin deforms with (`body`) or among the others: a `c.hips` control does not take the
+/// name of the hips, and a renamed pole target still finds its pole.
+fn unique_keys(
+    side: &RigSide,
+    body: bool,
+    key: impl Fn(&str) -> Option<NameKey>,
+) -> HashMap<NameKey, usize> {
     let mut seen: HashMap<NameKey, Option<usize>> = HashMap::new();
-    for (j, n) in names.iter().enumerate() {
+    for (j, n) in side.names.iter().enumerate() {
+        if side.deforms(j) != body {
+            continue;
+        }
         if let Some(k) = key(n) {
             seen.entry(k).and_modify(|e| *e = None).or_insert(Some(j));
         }
@@ -66,16 +84,19 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
     };
     let strict = |n: &str| Some(name_key(n));
     let loose = |n: &str| loose_key(n);
-    let (s_strict, t_strict) = (
-        unique_keys(source.names, strict),
-        unique_keys(target.names, strict),
-    );
-    let (s_loose, t_loose) = (
-        unique_keys(source.names, loose),
-        unique_keys(target.names, loose),
-    );
+    let tables = |body: bool| {
+        (
+            unique_keys(source, body, strict),
+            unique_keys(target, body, strict),
+            unique_keys(source, body, loose),
+            unique_keys(target, body, loose),
+        )
+    };
+    let (body, others) = (tables(true), tables(false));
     let mut out = vec![None; target.names.len()];
     for (t, name) in target.names.iter().enumerate() {
+        let (s_strict, t_strict, s_loose, t_loose) =
+            if target.deforms(t) { &body } else { &others };
         // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
         // labels that disagree.
         // So do a pelvis and a root beside the pelvis: MakeHuman's `Root` carries the body
@@ -104,13 +125,13 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
             };
         out[t] = if let Some(&s) = exact.get(name.as_str()).filter(|&&s| agrees(s)) {
             Some((s, MapMethod::ExactName, 1.0))
-        } else if let Some(s) = by_key(&s_strict, &t_strict, strict(name)).filter(|&s| agrees(s)) {
+        } else if let Some(s) = by_key(s_strict, t_strict, strict(name)).filter(|&s| agrees(s)) {
             Some((s, MapMethod::SimilarName, 0.9))
         } else {
             // One side numbered (`Torso_1`), the other not: either side's loose key against
             // the other's full one.
-            by_key(&s_strict, &t_loose, loose(name))
-                .or_else(|| by_key(&s_loose, &t_strict, strict(name)))
+            by_key(s_strict, t_loose, loose(name))
+                .or_else(|| by_key(s_loose, t_strict, strict(name)))
                 .filter(|&s| agrees(s))
                 .map(|s| (s, MapMethod::SimilarName, 0.75))
         };
@@ -211,6 +232,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
         } else if let Some(p) = by_label.for_target(t) {
             p.clone()
         } else if let Some((s, confidence)) = by_chain[t]
+            .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
         {
             BonePair {

@@ -20,6 +20,7 @@ fn map(a: &Rig, b: &Rig) -> BoneMap {
             labels: &la,
             chains: &ca,
             positions: &a.2,
+            deforms: None,
         },
         &RigSide {
             names: &b.0,
@@ -27,6 +28,7 @@ fn map(a: &Rig, b: &Rig) -> BoneMap {
             labels: &lb,
             chains: &cb,
             positions: &b.2,
+            deforms: None,
         },
     )
 }

@@ -12,6 +12,53 @@ mod matching;
 mod tags;
 
 pub use build::{BuildFrame, build};
+
+/// As `build`, on the skeleton the skin deforms with (`keep`, from `core::deform`): the
+/// joints off it (controls, IK targets, poles) are helpers, one chain per run of single
+/// children, so that a control hung inside an arm neither cuts the arm nor becomes a limb.
+pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkeleton {
+    let parents = frame.parents;
+    let sub = crate::core::deform::Subset::new(parents, keep);
+    if sub.is_whole(parents.len()) {
+        return build(frame);
+    }
+    let positions = sub.pick(frame.positions);
+    let inner = build(&BuildFrame {
+        parents: &sub.parents,
+        positions: &positions,
+        forward: frame.forward,
+    });
+    let mut chains: Vec<Chain> = inner
+        .chains
+        .into_iter()
+        .map(|c| Chain {
+            joints: c.joints.iter().map(|&k| sub.joints[k]).collect(),
+            ..c
+        })
+        .collect();
+    let mut kept = vec![false; parents.len()];
+    sub.joints.iter().for_each(|&j| kept[j] = true);
+    let mut child_count = vec![0usize; parents.len()];
+    parents.iter().flatten().for_each(|&p| child_count[p] += 1);
+    // The helper chain each dropped joint ends, while it can still grow.
+    let mut open: std::collections::HashMap<usize, usize> = Default::default();
+    for j in (0..parents.len()).filter(|&j| !kept[j]) {
+        let grows = parents[j]
+            .filter(|&p| child_count[p] == 1)
+            .and_then(|p| open.remove(&p));
+        let c = grows.unwrap_or_else(|| {
+            chains.push(Chain {
+                kind: ChainKind::Helper,
+                joints: Vec::new(),
+                tags: Tags::default(),
+            });
+            chains.len() - 1
+        });
+        chains[c].joints.push(j);
+        open.insert(j, c);
+    }
+    ChainSkeleton { chains }
+}
 pub use matching::{ChainMatch, Side as ChainSide, match_chains, pair_joints};
 
 use serde::{Deserialize, Serialize};

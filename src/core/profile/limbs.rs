@@ -121,7 +121,7 @@ pub(super) fn detached_foot(tree: &Tree, leg: &LegSlots, taken: &[bool]) -> Opti
         return None;
     }
     let predicted = knee + thigh;
-    (0..tree.len())
+    let fits: Vec<usize> = (0..tree.len())
         .filter(|&j| !taken.get(j).copied().unwrap_or(true))
         .filter(|&j| !tree.is_ancestor(j, leg.upper))
         .filter(|&j| {
@@ -131,6 +131,11 @@ pub(super) fn detached_foot(tree: &Tree, leg: &LegSlots, taken: &[bool]) -> Opti
                 && horizontal(p - knee).length() < 0.5 * len
                 && (0.5 * len..=2.0 * len).contains(&d)
         })
+        .collect();
+    // A detached foot carries its toes: of a joint and one below it, the upper is the foot.
+    fits.iter()
+        .copied()
+        .filter(|&j| !fits.iter().any(|&a| tree.is_ancestor(a, j)))
         .min_by(|&a, &b| {
             let da = tree.pos[a].distance(predicted);
             let db = tree.pos[b].distance(predicted);

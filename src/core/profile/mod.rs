@@ -15,6 +15,7 @@ mod names;
 mod topology;
 mod tree;
 
+use super::deform::Subset;
 use super::{HumanBone, Pose, Skeleton};
 use glam::Vec3;
 use names::{NameInfo, Part};
@@ -59,34 +60,117 @@ const NOT_UPRIGHT: f32 = 0.4;
 /// is the pose whose world geometry to use; callers pass the bind pose. A pose of the wrong
 /// size is ignored in favour of the skeleton's own bind pose.
 pub fn auto_label(skeleton: &Skeleton, pose: &Pose) -> Vec<Option<Label>> {
+    auto_label_deforming(skeleton, pose, None)
+}
+
+/// Name labels of a joint off the skeleton the skin deforms with are scaled by this, and
+/// only extremities that no joint on it took are given: an unweighted finger of a robot
+/// whose hand is one rigid part still moves in a clip, while a `c.hips` control gives way.
+const UNWEIGHTED: f32 = 0.6;
+
+/// As `auto_label`, reading shape only on the skeleton the skin deforms with
+/// (`core::deform`), `weights` being each joint's vertex weight. Names there come first; a
+/// weighted joint's name beats an unweighted one's (a Rigify `torso` control above
+/// `DEF-hips`); joints off it (controls, IK targets and poles beside the weighted chains)
+/// get what their names say only where the body left the bone free.
+pub fn auto_label_deforming(
+    skeleton: &Skeleton,
+    pose: &Pose,
+    weights: Option<&[f32]>,
+) -> Vec<Option<Label>> {
     let mut labels = table_labels(skeleton);
     if skeleton.is_empty() {
         return labels;
     }
-    let tree = Tree::new(skeleton.parents(), world_positions(skeleton, pose));
+    let keep = weights.and_then(|w| crate::core::deform::deforming(skeleton.parents(), w));
+    let sub = Subset::new(skeleton.parents(), keep.as_deref());
+    let positions = world_positions(skeleton, pose);
+    let names = sub.pick(skeleton.names());
+    let weighted: Vec<bool> = match (weights, &keep) {
+        (Some(w), Some(_)) => sub.joints.iter().map(|&j| w[j] > 0.0).collect(),
+        _ => vec![true; sub.joints.len()],
+    };
+    let mut sub_labels = sub.pick(&labels);
+    let tree = Tree::new(&sub.parents, sub.pick(&positions));
+    label_by_names_and_shape(&mut sub_labels, &names, &tree, &weighted);
+    let table: HashSet<HumanBone> = labels.iter().flatten().map(|l| l.bone).collect();
+    for (&j, label) in sub.joints.iter().zip(sub_labels) {
+        if labels[j].is_none() {
+            labels[j] = label.filter(|l| !table.contains(&l.bone));
+        }
+    }
+    if let Some(keep) = keep {
+        label_the_rest(skeleton, positions, &keep, &mut labels);
+    }
+    labels
+}
+
+/// Fingers, toes, eyes and the jaw: bones a rig may leave without weight (a robot's hand
+/// is one rigid part) while its clips still move them. The trunk and limbs must be on the
+/// deforming skeleton.
+fn is_extremity(bone: HumanBone) -> bool {
+    use HumanBone::*;
+    name_labels::is_finger(bone) || matches!(bone, LeftToes | RightToes | LeftEye | RightEye | Jaw)
+}
+
+/// Joints off the deforming skeleton: their names' extremity labels, scaled by
+/// `UNWEIGHTED`, for bones still free.
+fn label_the_rest(
+    skeleton: &Skeleton,
+    positions: Vec<Vec3>,
+    keep: &[bool],
+    labels: &mut [Option<Label>],
+) {
+    let tree = Tree::new(skeleton.parents(), positions);
     let infos: Vec<NameInfo> = skeleton
         .names()
         .iter()
         .map(|n| names::read_name(n))
         .collect();
-    let mut by_name = name_labels::name_candidates(&infos, &tree);
-    let upright = names_upright(&tree, &labels, &by_name);
+    let rest: Vec<Candidate> = name_labels::name_candidates(&infos, &tree)
+        .into_iter()
+        .filter(|c| !keep[c.joint] && is_extremity(c.bone))
+        .map(|c| Candidate {
+            confidence: c.confidence * UNWEIGHTED,
+            ..c
+        })
+        .collect();
+    merge(labels, rest, &tree);
+}
+
+/// Rules (b) to (d) on one skeleton (`labels` holds its table labels): names, then shape,
+/// names and geometry checking each other. A name on an unweighted joint gives way where a
+/// weighted joint's name claims the same bone.
+fn label_by_names_and_shape(
+    labels: &mut [Option<Label>],
+    names: &[String],
+    tree: &Tree,
+    weighted: &[bool],
+) {
+    let infos: Vec<NameInfo> = names.iter().map(|n| names::read_name(n)).collect();
+    let mut by_name = name_labels::name_candidates(&infos, tree);
+    let claimed_by_weighted: HashSet<HumanBone> = by_name
+        .iter()
+        .filter(|c| weighted[c.joint])
+        .map(|c| c.bone)
+        .collect();
+    by_name.retain(|c| weighted[c.joint] || !claimed_by_weighted.contains(&c.bone));
+    let upright = names_upright(tree, labels, &by_name);
     let by_shape = if upright == Some(false) {
         by_name.iter_mut().for_each(|c| c.confidence *= NOT_UPRIGHT);
         Vec::new()
     } else {
-        let hint = left_hint(&tree, &labels, &by_name);
-        topology::topology_candidates(&tree, hint)
+        let hint = left_hint(tree, labels, &by_name);
+        topology::topology_candidates(tree, hint)
     };
     cross_check(&mut by_name, &by_shape);
-    merge(&mut labels, by_name, &tree);
+    merge(labels, by_name, tree);
     // A name that marks a joint as an end site, IK target or helper vetoes geometry.
     let by_shape = by_shape
         .into_iter()
         .filter(|c| infos[c.joint].part != Some(Part::Helper))
         .collect();
-    merge(&mut labels, by_shape, &tree);
-    labels
+    merge(labels, by_shape, tree);
 }
 
 /// Rule (a): the importer's table wins. A table label that the Mixamo name gives too is

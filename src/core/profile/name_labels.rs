@@ -47,7 +47,7 @@ fn candidate(joint: usize, bone: HumanBone, confidence: f32) -> Candidate {
     }
 }
 
-fn is_finger(bone: HumanBone) -> bool {
+pub(super) fn is_finger(bone: HumanBone) -> bool {
     let s = bone.as_str();
     ["Thumb", "Index", "Middle", "Ring", "Little"]
         .iter()
@@ -175,10 +175,14 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
     for (j, info) in infos.iter().enumerate() {
         let finger = match info.part {
             Some(Part::Finger(f)) => f,
-            Some(Part::Fingers) => Finger::Index,
+            // Below a named finger (the Knight's `MiddleHand.L → Fingers.L`), `Fingers`
+            // continues that finger's chain rather than starting the index.
+            Some(Part::Fingers) if !below_a_finger(j, infos, tree) => Finger::Index,
             _ => continue,
         };
-        let Some(side) = info.side else { continue };
+        let Some(side) = arm_side(j, infos, tree).or(info.side) else {
+            continue;
+        };
         match groups.iter_mut().find(|(k, _)| *k == (side, finger)) {
             Some((_, joints)) => joints.push(j),
             None => groups.push(((side, finger), vec![j])),
@@ -199,6 +203,21 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
             out.push(candidate(j, bone, confidence));
         }
     }
+}
+
+fn below_a_finger(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
+    tree.ancestors(j)
+        .any(|a| matches!(infos[a].part, Some(Part::Finger(_))))
+}
+
+/// The side of the hand or arm a finger hangs from: where a finger's name says the other
+/// side (the Quaternius Knight's `Thumb.R` on the left palm), the hierarchy is right.
+fn arm_side(j: usize, infos: &[NameInfo], tree: &Tree) -> Option<Side> {
+    let arm = [Part::Hand, Part::Palm, Part::LowerArm, Part::UpperArm];
+    tree.ancestors(j)
+        .map(|a| &infos[a])
+        .find(|i| i.side.is_some() && i.part.is_some_and(|p| arm.contains(&p)))
+        .and_then(|i| i.side)
 }
 
 /// The `k`-th segment (from the palm) of a finger: metacarpal, proximal, distal for the thumb
@@ -314,6 +333,34 @@ mod tests {
         assert_eq!(bone_of(&l, "Thumb0_L"), Some(LeftThumbMetacarpal));
         assert_eq!(bone_of(&l, "Thumb2_L"), Some(LeftThumbDistal));
         assert_eq!(bone_of(&l, "index_02_l"), Some(LeftIndexIntermediate));
+    }
+
+    #[test]
+    fn a_finger_takes_the_side_of_the_hand_it_hangs_from() {
+        let l = labels(&[
+            ("Hips", None),
+            ("LowerArm.L", Some(0)),
+            ("Palm.L", Some(1)),
+            ("Thumb.R", Some(1)),
+            ("Thumb2.R", Some(3)),
+            ("LowerArm.R", Some(0)),
+            ("Thumb.L", Some(5)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Thumb.R"), Some(LeftThumbMetacarpal));
+        assert_eq!(bone_of(&l, "Thumb2.R"), Some(LeftThumbProximal));
+        assert_eq!(bone_of(&l, "Thumb.L"), Some(RightThumbMetacarpal));
+        let l = labels(&[
+            ("Hand.L", None),
+            ("MiddleHand.L", Some(0)),
+            ("Fingers.L", Some(1)),
+        ]);
+        assert_eq!(bone_of(&l, "MiddleHand.L"), Some(LeftMiddleProximal));
+        assert_eq!(
+            bone_of(&l, "Fingers.L"),
+            None,
+            "continues the middle finger"
+        );
     }
 
     #[test]

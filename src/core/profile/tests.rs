@@ -200,3 +200,73 @@ fn ik_targets_hanging_from_a_root_at_pelvis_height_are_not_legs() {
     assert_eq!(got[2], Some(HumanBone::LeftUpperLeg));
     assert_eq!(got[26..], [None, None]);
 }
+
+/// The figure with controls added: `hips` and `head` hung from the hips' parent-less root
+/// away from those parts, `LEGCONTROL.L` at the left foot; weights only on the figure.
+fn with_controls() -> (Skeleton, Vec<f32>) {
+    let mut joints: Vec<JointDef> = figure(Quat::IDENTITY, |_, n| format!("DEF-{n}"))
+        .names()
+        .iter()
+        .zip(0..)
+        .map(|(n, i)| {
+            let world = |k: usize| Vec3::from_array(FIGURE[k].2);
+            let parent = FIGURE[i].1;
+            let local = world(i) - parent.map_or(Vec3::ZERO, world);
+            JointDef::new(n.clone(), parent, Transform::from_translation(local))
+        })
+        .collect();
+    let n = joints.len();
+    let control = |name: &str, parent: usize, local: [f32; 3]| {
+        JointDef::new(
+            name,
+            Some(parent),
+            Transform::from_translation(Vec3::from(local)),
+        )
+    };
+    joints.push(control("hips", 0, [0.0, -0.9, 0.6]));
+    joints.push(control("head", 0, [0.0, 0.2, 0.6]));
+    joints.push(control("LEGCONTROL.L", 0, [0.1, -0.92, 0.0]));
+    let skeleton = Skeleton::new("controls", Mat4::IDENTITY, joints).unwrap();
+    let mut weights = vec![1.0; n];
+    weights.extend([0.0; 3]);
+    (skeleton, weights)
+}
+
+#[test]
+fn controls_off_the_weighted_skeleton_get_no_label() {
+    let (s, weights) = with_controls();
+    let labels = auto_label_deforming(&s, &Pose::bind(&s), Some(&weights));
+    assert_eq!(bones(&labels)[..FIGURE.len()], expected()[..]);
+    assert!(labels[FIGURE.len()..].iter().all(Option::is_none));
+    // Without the weights the names pick the controls.
+    let by_names = bones(&auto_label(&s, &Pose::bind(&s)));
+    assert_ne!(by_names[..FIGURE.len()], expected()[..]);
+}
+
+#[test]
+fn an_unweighted_joint_above_the_body_loses_its_name_to_a_weighted_one() {
+    // `Hips` (unweighted) above a weighted `DEF-pelvis`: the weighted joint is the hips.
+    let mut joints = vec![JointDef::new("Hips", None, Transform::IDENTITY)];
+    for (i, (n, parent, p)) in FIGURE.iter().enumerate() {
+        let world = |k: usize| Vec3::from_array(FIGURE[k].2);
+        let local = Vec3::from_array(*p) - parent.map_or(Vec3::ZERO, world);
+        let name = if i == 0 {
+            "DEF-pelvis".to_owned()
+        } else {
+            n.to_string()
+        };
+        let parent = Some(parent.map_or(0, |p| p + 1));
+        let local = if i == 0 { Vec3::from_array(*p) } else { local };
+        joints.push(JointDef::new(
+            name,
+            parent,
+            Transform::from_translation(local),
+        ));
+    }
+    let s = Skeleton::new("above", Mat4::IDENTITY, joints).unwrap();
+    let mut weights = vec![1.0; s.len()];
+    weights[0] = 0.0;
+    let labels = bones(&auto_label_deforming(&s, &Pose::bind(&s), Some(&weights)));
+    assert_eq!(labels[1], Some(HumanBone::Hips));
+    assert_eq!(labels[0], None);
+}

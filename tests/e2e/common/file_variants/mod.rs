@@ -17,6 +17,7 @@ pub mod anim;
 pub mod bvh_layouts;
 pub mod bvh_variants;
 pub mod checks;
+pub mod controls;
 pub mod creatures;
 pub mod four_armed;
 pub mod glb;
