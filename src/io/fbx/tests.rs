@@ -86,3 +86,19 @@ fn empty_stacks_are_skipped_with_a_note() {
         asset.warnings
     );
 }
+
+#[test]
+fn a_key_at_a_time_that_is_not_a_number_is_refused_before_baking() {
+    // ufbx's baking would loop without end on it: its merge of key times never passes a NaN.
+    let bytes = std::fs::read(bundled("blender279_sausage_6100_ascii.fbx")).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let key = "\t0,0.000000143446002,L,";
+    let mutant = text.replacen(key, "\tnan,0.000000143446002,L,", 1);
+    assert_ne!(mutant, text, "the key was found");
+    let e = import_fbx_bytes(std::path::Path::new("nan.fbx"), mutant.as_bytes()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("nan.fbx") && text.contains("is not a number"),
+        "{text}"
+    );
+}
