@@ -88,7 +88,7 @@ fn check_key_times(scene: &ufbx::Scene) -> Result<(), Problem> {
         let bad = curve
             .keyframes
             .iter()
-            .position(|k| !(k.time.abs() <= MAX_KEY_SECS));
+            .position(|k| !k.time.is_finite() || k.time.abs() > MAX_KEY_SECS);
         if let Some(k) = bad {
             return Err(Problem::BadData {
                 what: format!("animation curve '{}', key {k}", curve.element.name),
