@@ -3,17 +3,18 @@
 
 use crate::corpus;
 use crate::mutate::Format;
+use crate::mutate::Seed;
 use crate::rng::Rng;
 use crate::run::{Outcome, Plan, run};
+use crate::supervise::Journal;
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
-/// The hang bound: no case may take longer.
-pub const CASE_LIMIT: Duration = Duration::from_secs(5);
+use crate::watchdog::Watchdog;
+pub use crate::watchdog::{CASE_LIMIT, HANG_EXIT};
 
 /// A broken rule, and what replays it.
 #[derive(Debug)]
@@ -59,6 +60,19 @@ pub struct Report {
 }
 
 impl Report {
+    /// Counts one case that took `took`.
+    pub fn add(&mut self, index: u64, took: Duration, result: Result<Outcome, Failure>) {
+        self.cases += 1;
+        if took > self.slowest.0 {
+            self.slowest = (took, index);
+        }
+        match result {
+            Ok(Outcome::Rejected) => self.rejected += 1,
+            Ok(Outcome::Accepted) => self.accepted += 1,
+            Err(f) => self.failures.push(f),
+        }
+    }
+
     pub fn summary(&self, format: Format) -> String {
         let secs = self.elapsed.as_secs_f64();
         format!(
@@ -113,44 +127,6 @@ fn payload(info: &std::panic::PanicHookInfo) -> String {
         .unwrap_or_default()
 }
 
-/// A thread that ends the process when one case outlives `CASE_LIMIT`: a hung case cannot
-/// be stopped from outside, and this names it before exiting.
-struct Watchdog {
-    current: Arc<Mutex<Option<(Instant, String)>>>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Watchdog {
-    fn start() -> Watchdog {
-        let current: Arc<Mutex<Option<(Instant, String)>>> = Arc::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (c, s) = (current.clone(), stop.clone());
-        std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(200));
-                let guard = c.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some((started, case)) = guard.as_ref()
-                    && started.elapsed() > CASE_LIMIT
-                {
-                    eprintln!("fuzz: HANG: {case} ran past {CASE_LIMIT:?}");
-                    std::process::exit(3);
-                }
-            }
-        });
-        Watchdog { current, stop }
-    }
-
-    fn watch(&self, case: Option<String>) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = case.map(|c| (Instant::now(), c));
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
 /// A directory of its own under the target directory, emptied: `purpose` keeps tests that
 /// run at once out of each other's way.
 pub fn work_dir(purpose: &str, format: Format) -> PathBuf {
@@ -164,20 +140,31 @@ pub fn work_dir(purpose: &str, format: Format) -> PathBuf {
 /// Runs cases `range` of `format` from `seed`; `every` mutates every bundled asset, not
 /// only the small ones.
 pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: bool) -> Report {
+    campaign_journaled(format, seed, range, every, None)
+}
+
+/// [`campaign`], writing a line per finished case to `journal` (see [`crate::supervise`]),
+/// so that a supervisor learns how far a worker got before a hang ended it.
+pub fn campaign_journaled(
+    format: Format,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    every: bool,
+    journal: Option<&Path>,
+) -> Report {
     install_panic_hook();
-    let work = work_dir("cases", format);
+    // One directory per seed: the fixed and the commit-seeded campaigns of a format run at
+    // once.
+    let work = work_dir(&format!("cases-{seed}"), format);
     let seeds = corpus::seeds(format, every, &work);
+    let mut journal = journal.map(|p| Journal::create(p, range.start));
     let dog = Watchdog::start();
     let mut report = Report::default();
     let started = Instant::now();
     for index in range {
-        let mut rng = Rng::for_case(seed, index);
-        let (seed_file, original) = &seeds[rng.below(seeds.len())];
-        let mutant = seed_file.mutant(&mut rng);
-        let ext = Path::new(&seed_file.name)
-            .extension()
-            .unwrap()
-            .to_string_lossy();
+        let (at, mutant) = mutant(&seeds, seed, index);
+        let (seed_file, original) = &seeds[at];
+        let ext = extension(&seed_file.name);
         let case_path = work.join(format!("fuzz-case.{ext}"));
         std::fs::write(&case_path, &mutant).expect("write the mutant");
         let id = format!(
@@ -196,33 +183,36 @@ pub fn campaign(format: Format, seed: u64, range: std::ops::Range<u64>, every: b
         let result = run_caught(format, &case_path, original, plan);
         let took = t.elapsed();
         dog.watch(None);
-        report.cases += 1;
-        if took > report.slowest.0 {
-            report.slowest = (took, index);
-        }
-        let problem = match result {
-            Ok(Outcome::Rejected) => {
-                report.rejected += 1;
-                continue;
-            }
-            Ok(Outcome::Accepted) => {
-                report.accepted += 1;
-                continue;
-            }
-            Err(p) => p,
-        };
-        let saved = save_failure(format, seed, index, &ext, &mutant);
-        report.failures.push(Failure {
+        let result = result.map_err(|problem| Failure {
             format,
             seed,
             index,
             every,
             problem,
-            saved,
+            saved: save_failure(format, seed, index, &ext, &mutant),
         });
+        if let Some(j) = journal.as_mut() {
+            j.record(index, took, &result);
+        }
+        report.add(index, took, result);
     }
     report.elapsed = started.elapsed();
     report
+}
+
+/// The mutant of case `index` and which of `seeds` it was made from.
+pub fn mutant(seeds: &[(Seed, PathBuf)], seed: u64, index: u64) -> (usize, Vec<u8>) {
+    let mut rng = Rng::for_case(seed, index);
+    let at = rng.below(seeds.len());
+    (at, seeds[at].0.mutant(&mut rng))
+}
+
+pub fn extension(name: &str) -> String {
+    Path::new(name)
+        .extension()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// `run` with panics turned into a broken rule.
@@ -244,7 +234,7 @@ pub fn run_caught(
     }
 }
 
-fn save_failure(format: Format, seed: u64, index: u64, ext: &str, mutant: &[u8]) -> PathBuf {
+pub fn save_failure(format: Format, seed: u64, index: u64, ext: &str, mutant: &[u8]) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures");
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join(format!("{}-{seed}-{index}.{ext}", format.name()));

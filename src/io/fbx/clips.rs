@@ -13,8 +13,9 @@ pub(super) fn read_clips(
     built: &Built,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<AssetClip>, Problem> {
+    check_key_times(scene)?;
     let fps = scene.settings.frames_per_second;
-    let fps = (fps.is_finite() && fps > 0.0).then_some(fps);
+    let fps = (fps.is_finite() && fps > 0.0 && fps <= MAX_FPS).then_some(fps);
     let mut clips = Vec::new();
     let mut empty = Vec::new();
     for (index, stack) in scene.anim_stacks.iter().enumerate() {
@@ -73,6 +74,36 @@ pub(super) fn read_clips(
         ));
     }
     Ok(clips)
+}
+
+/// The fastest frame rate taken from a file (FBX's fastest time mode is 1000 fps): ufbx
+/// resamples curves at it, so a lying rate would ask for samples without end.
+const MAX_FPS: f64 = 1000.0;
+
+/// The largest key time read, in seconds (about 30 years; FBX's 64-bit ticks reach 6 years
+/// either side of 0 at their finest rate).
+const MAX_KEY_SECS: f64 = 1e9;
+
+/// Every key of every curve at a finite time within [`MAX_KEY_SECS`]. ufbx's baking merges
+/// key times by comparison: a NaN time never compares, and its merge loop then never
+/// advances; an infinite or huge span overflows its sample count the same way.
+fn check_key_times(scene: &ufbx::Scene) -> Result<(), Problem> {
+    for curve in scene.anim_curves.iter() {
+        let bad = curve
+            .keyframes
+            .iter()
+            .position(|k| !k.time.is_finite() || k.time.abs() > MAX_KEY_SECS);
+        if let Some(k) = bad {
+            return Err(Problem::BadData {
+                what: format!("animation curve '{}', key {k}", curve.element.name),
+                reason: format!(
+                    "its time {} s is not a number or lies beyond {MAX_KEY_SECS:e} s",
+                    curve.keyframes[k].time
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The stack's own time range (its LocalTime), when it is a sane one: a take may start before

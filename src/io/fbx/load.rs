@@ -6,6 +6,9 @@ use crate::io::error::Problem;
 /// object/connection model that the rest of the reader can trust.
 pub(super) const OLDEST_VERSION: u32 = 6100;
 
+/// The deepest node hierarchy read; ufbx refuses a deeper one.
+pub(super) const NODE_DEPTH_LIMIT: u32 = 1024;
+
 /// Parses `bytes` as FBX, converted to glTF's space: +Y up, +Z front, right-handed, metres.
 /// The conversion sits in the scene root's transform (`TransformRoot`), so every node's
 /// local transform stays as the file wrote it and only worlds carry the conversion.
@@ -26,6 +29,9 @@ pub(super) fn parse(bytes: &[u8]) -> Result<ufbx::SceneRoot, Problem> {
         target_unit_meters: 1.0,
         space_conversion: ufbx::SpaceConversion::TransformRoot,
         generate_missing_normals: true,
+        // The skeleton walks each joint's path to the root: a bounded depth keeps that linear
+        // in the file's size (real rigs are tens of joints deep).
+        node_depth_limit: NODE_DEPTH_LIMIT,
         ..Default::default()
     };
     let scene = ufbx::load_memory(bytes, opts).map_err(|e| Problem::Fbx(describe(&e)))?;
@@ -68,6 +74,7 @@ pub(super) fn describe(error: &ufbx::Error) -> String {
         ufbx::ErrorType::UnrecognizedFileFormat => "; this is not an FBX file",
         ufbx::ErrorType::EmptyFile => "; the file is empty",
         ufbx::ErrorType::UnsupportedVersion => "; this FBX version is not supported",
+        ufbx::ErrorType::NodeDepthLimit => "; the node hierarchy is deeper than this reader takes",
         ufbx::ErrorType::OutOfMemory | ufbx::ErrorType::MemoryLimit => {
             "; the file asks for more memory than it can hold"
         }

@@ -86,3 +86,53 @@ fn empty_stacks_are_skipped_with_a_note() {
         asset.warnings
     );
 }
+
+#[test]
+fn a_key_at_a_time_that_is_not_a_number_is_refused_before_baking() {
+    // ufbx's baking would loop without end on it: its merge of key times never passes a NaN.
+    let bytes = std::fs::read(bundled("blender279_sausage_6100_ascii.fbx")).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let key = "\t0,0.000000143446002,L,";
+    let mutant = text.replacen(key, "\tnan,0.000000143446002,L,", 1);
+    assert_ne!(mutant, text, "the key was found");
+    let e = import_fbx_bytes(std::path::Path::new("nan.fbx"), mutant.as_bytes()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("nan.fbx") && text.contains("is not a number"),
+        "{text}"
+    );
+}
+
+/// An ASCII FBX 7.4 of a chain of `depth` models, each the child of the one before.
+fn chain(depth: usize) -> String {
+    let mut objects = String::new();
+    let mut links = String::new();
+    for i in 0..depth {
+        let id = 1000 + i;
+        objects.push_str(&format!(
+            "\tModel: {id}, \"Model::j{i}\", \"LimbNode\" {{\n\t\tVersion: 232\n\t}}\n"
+        ));
+        let parent = if i == 0 { 0 } else { id - 1 };
+        links.push_str(&format!("\tC: \"OO\",{id},{parent}\n"));
+    }
+    format!(
+        "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\t\
+         FBXVersion: 7400\n}}\nObjects:  {{\n{objects}}}\nConnections:  {{\n{links}}}\n"
+    )
+}
+
+#[test]
+fn a_hierarchy_past_the_depth_limit_is_refused_by_ufbx() {
+    let deep = chain(super::load::NODE_DEPTH_LIMIT as usize + 50);
+    let e = import_fbx_bytes(std::path::Path::new("deep.fbx"), deep.as_bytes()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("deep.fbx") && text.contains("deeper"),
+        "{text}"
+    );
+    // A shallow chain parses; whatever else it lacks, depth is not the complaint.
+    let shallow = chain(10);
+    if let Err(e) = import_fbx_bytes(std::path::Path::new("s.fbx"), shallow.as_bytes()) {
+        assert!(!e.to_string().contains("deeper"), "{e}");
+    }
+}

@@ -37,6 +37,12 @@ impl Hierarchy {
                     reason: "its transform has a NaN or infinite value".into(),
                 });
             }
+            if !is_affine(&matrix) {
+                return Err(Problem::BadData {
+                    what: format!("node {i} ('{name}')"),
+                    reason: NOT_AFFINE.into(),
+                });
+            }
             let local = Transform {
                 rotation: normalise_rotation(local.rotation, i, &name)?,
                 ..local
@@ -129,9 +135,44 @@ fn check_acyclic(parents: &[Option<usize>], names: &[String]) -> Result<(), Prob
     Ok(())
 }
 
+/// Why a matrix with a projective row is refused: glTF nodes and skins hold only affine
+/// transforms, and the writer can only write those (a node as translation, rotation, scale),
+/// so an accepted projective row would not read back.
+pub(super) const NOT_AFFINE: &str =
+    "its matrix's last row is not 0 0 0 1: glTF allows only affine transforms";
+
+/// The last row is (0, 0, 0, 1), up to rounding.
+pub(super) fn is_affine(m: &Mat4) -> bool {
+    let row = m.row(3);
+    row.truncate().abs().max_element() <= 1e-6 && (row.w - 1.0).abs() <= 1e-6
+}
+
 fn normalise_rotation(q: Quat, node: usize, name: &str) -> Result<Quat, Problem> {
     crate::core::clip::normalised(q).ok_or_else(|| Problem::BadData {
         what: format!("node {node} ('{name}')"),
         reason: "its rotation quaternion has zero length".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_matrix(matrix: &str) -> Result<Hierarchy, Problem> {
+        let json = format!(
+            r#"{{"asset": {{"version": "2.0"}}, "nodes": [{{"name": "a", "matrix": {matrix}}}]}}"#
+        );
+        let root = gltf::json::deserialize::from_str(&json).expect("a glTF root");
+        Hierarchy::new(&gltf::Document::from_json_without_validation(root))
+    }
+
+    #[test]
+    fn a_projective_node_matrix_is_refused_and_an_affine_one_read() {
+        let affine = "[1,0,0,0, 0,1,0,0, 0,0,1,0, 5,0,0,1]";
+        assert!(with_matrix(affine).is_ok());
+        // The writer writes nodes as translation, rotation and scale: this row cannot be.
+        let projective = "[1,0,0,0, 0,1,0,65535, 0,0,1,0, 0,0,0,1]";
+        let e = with_matrix(projective).err().expect("refused");
+        assert!(e.to_string().contains("0 0 0 1"), "{e}");
+    }
 }

@@ -75,7 +75,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
                 Binding::Skin {
                     skeleton: skin_to_skeleton[skin.index()],
                     joints: skin.joints().map(|j| j.index()).collect(),
-                    inverse_binds: inverse_binds(&skin, &buffers),
+                    inverse_binds: inverse_binds(&skin, &buffers)?,
                 },
             );
         }
@@ -189,7 +189,7 @@ fn build_skeletons(
             skin_to_skeleton.push(k);
             continue;
         }
-        let ibms = inverse_binds(&skin, buffers);
+        let ibms = inverse_binds(&skin, buffers)?;
         let name = skin
             .name()
             .map(str::to_owned)
@@ -234,11 +234,22 @@ fn build_skeletons(
     Ok((built, skin_to_skeleton))
 }
 
-fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Vec<Mat4> {
+/// The skin's inverse bind matrices, each affine (as a node's matrix must be).
+fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Result<Vec<Mat4>, Problem> {
     let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-    match reader.read_inverse_bind_matrices() {
-        Some(m) => m.map(|c| Mat4::from_cols_array_2d(&c)).collect(),
-        None => vec![Mat4::IDENTITY; skin.joints().len()],
+    let Some(read) = reader.read_inverse_bind_matrices() else {
+        return Ok(vec![Mat4::IDENTITY; skin.joints().len()]);
+    };
+    let ibms: Vec<Mat4> = read.map(|c| Mat4::from_cols_array_2d(&c)).collect();
+    match ibms
+        .iter()
+        .position(|m| m.is_finite() && !hierarchy::is_affine(m))
+    {
+        Some(k) => Err(Problem::BadData {
+            what: format!("skin {}, inverse bind matrix {k}", skin.index()),
+            reason: hierarchy::NOT_AFFINE.into(),
+        }),
+        None => Ok(ibms),
     }
 }
 

@@ -332,9 +332,22 @@ fn check_channel(
         gltf::animation::Interpolation::CubicSpline => 3,
         _ => 1,
     };
-    let keys = input.count() * per_key;
+    // Counts are the file's: an empty input would divide by zero below (the zero-count
+    // check of [`check_ranges`] comes later), a huge one overflow the product.
+    if input.count() == 0 {
+        return Err(data(
+            format!("{what}, key times"),
+            format!("accessor {} has no keys (a count of 0)", input.index()),
+        ));
+    }
+    let Some(keys) = input.count().checked_mul(per_key) else {
+        return Err(data(
+            format!("{what}, key times"),
+            format!("accessor {} claims {} keys", input.index(), input.count()),
+        ));
+    };
     let agrees = match property {
-        Property::MorphTargetWeights => output.count() % keys == 0,
+        Property::MorphTargetWeights => output.count().checked_rem(keys) == Some(0),
         _ => output.count() == keys,
     };
     if !agrees {

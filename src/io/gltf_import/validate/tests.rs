@@ -140,6 +140,16 @@ fn key_and_value_counts_must_agree() {
 }
 
 #[test]
+fn weights_on_an_empty_key_accessor_are_refused_not_divided_by() {
+    let weights = r#"{"bufferView": 0, "componentType": 5126, "count": 4, "type": "SCALAR"}"#;
+    let json = animated(weights, "weights", 0).replacen("\"count\": 2", "\"count\": 0", 1);
+    let e = semantics(&json).unwrap_err();
+    assert!(e.to_string().contains("has no keys"), "{e}");
+    // The same weights over two keys pass: 4 values are 2 per key.
+    semantics(&animated(weights, "weights", 0)).unwrap();
+}
+
+#[test]
 fn a_position_index_past_the_accessors_is_caught_before_the_crate_indexes_it() {
     let json = r#"{"asset": {"version": "2.0"},
         "meshes": [{"primitives": [{"attributes": {"POSITION": 9}}]}]}"#;
