@@ -313,7 +313,8 @@ fn finger(core: &str) -> Option<Finger> {
 
 fn limb_or_trunk(core: &str, side: Option<Side>) -> Option<Part> {
     let has = |keys: &[&str]| keys.iter().any(|k| core.contains(k));
-    let part = if has(&["forearm", "lowerarm", "elbow", "radius", "ulna"]) {
+    // `LoArm`, `LoLeg`: MakeHuman's short forms.
+    let part = if has(&["forearm", "lowerarm", "loarm", "elbow", "radius", "ulna"]) {
         Part::LowerArm
     } else if has(&["upperarm", "uparm", "humerus"]) {
         Part::UpperArm
@@ -323,7 +324,7 @@ fn limb_or_trunk(core: &str, side: Option<Side>) -> Option<Part> {
         Part::Palm
     } else if has(&["upleg", "upperleg", "thigh", "femur"]) {
         Part::UpperLeg
-    } else if has(&["lowerleg", "calf", "shin", "knee", "tibia", "fibula"]) {
+    } else if has(&["lowerleg", "loleg", "calf", "shin", "knee", "tibia", "fibula"]) {
         Part::LowerLeg
     } else if has(&["foot", "ankle"]) {
         Part::Foot
@@ -409,6 +410,8 @@ mod tests {
     fn makehuman_double_underscore_helpers_are_not_the_bones_they_carry() {
         assert_eq!(read("__UpLeg_L"), (L, Some(Part::Helper)));
         assert_eq!(read("UpLeg_L"), (L, Some(Part::UpperLeg)));
+        assert_eq!(read("LoArm_L"), (L, Some(Part::LowerArm)));
+        assert_eq!(read("LoLeg_R"), (R, Some(Part::LowerLeg)));
         assert_eq!(read("__Clavicle_R"), (R, Some(Part::Helper)));
         assert_eq!(read("mixamorig:__Jaw").1, Some(Part::Helper));
     }

@@ -103,6 +103,7 @@ fn copy_arm(g: &mut Glb, top: usize) -> ArmCopy {
             g.json["nodes"][copy_of[&n]]["children"] = json!(kids);
         }
     }
+    give_weight(g, &nodes.iter().map(|n| copy_of[n]).collect::<Vec<_>>());
     let copy = copy_of[&top];
     let (t, r, s) = g.node_trs(top);
     let local = c * Mat4::from_scale_rotation_translation(s, r, t);
@@ -147,5 +148,40 @@ fn copy_arm(g: &mut Glb, top: usize) -> ArmCopy {
         copy,
         host,
         nodes: pairs,
+    }
+}
+
+/// The copies deform something, as a four-armed character's second arms do: each copied
+/// joint carries a small rigid triangle (a skinned-only rig's copies would otherwise be
+/// bones no vertex follows, which the map leaves where their parents take them).
+fn give_weight(g: &mut Glb, copies: &[usize]) {
+    let corners = vec![
+        vec![0.0, 0.0, 0.0],
+        vec![0.01, 0.0, 0.0],
+        vec![0.0, 0.01, 0.0],
+    ];
+    let positions = g.push_floats("VEC3", &corners);
+    g.json["accessors"][positions]["min"] = json!([0.0, 0.0, 0.0]);
+    g.json["accessors"][positions]["max"] = json!([0.01, 0.01, 0.0]);
+    let mesh = push(
+        &mut g.json,
+        "meshes",
+        json!({"name": "sleeve", "primitives": [{"attributes": {"POSITION": positions}}]}),
+    );
+    for &c in copies {
+        let has_mesh = indices(&g.json["nodes"][c]["children"])
+            .iter()
+            .any(|&k| g.json["nodes"][k].get("mesh").is_some());
+        if has_mesh || g.json["nodes"][c].get("mesh").is_some() {
+            continue;
+        }
+        let sleeve = push(
+            &mut g.json,
+            "nodes",
+            json!({"name": "sleeve", "mesh": mesh}),
+        );
+        let mut kids = indices(&g.json["nodes"][c]["children"]);
+        kids.push(sleeve);
+        g.json["nodes"][c]["children"] = json!(kids);
     }
 }
