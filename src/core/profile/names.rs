@@ -324,7 +324,9 @@ fn limb_or_trunk(core: &str, side: Option<Side>) -> Option<Part> {
         Part::Palm
     } else if has(&["upleg", "upperleg", "thigh", "femur"]) {
         Part::UpperLeg
-    } else if has(&["lowerleg", "loleg", "calf", "shin", "knee", "tibia", "fibula"]) {
+    } else if has(&[
+        "lowerleg", "loleg", "calf", "shin", "knee", "tibia", "fibula",
+    ]) {
         Part::LowerLeg
     } else if has(&["foot", "ankle"]) {
         Part::Foot
