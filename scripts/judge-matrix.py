@@ -67,12 +67,15 @@ def measure(case, dumps, work):
     p = judge("pelvis", a, b, t, spec)
     g, g0 = judge("ground", a, b, t, spec), judge("ground", a, a, a, spec_own)
     s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
+    # An empty reading (a creature has no judged limb segments) is no figure, not `{}`.
+    val = lambda r, k: r.get(k) if r else None
+    sub = lambda x, y: None if x is None or y is None else x - y
     fig = {
-        "direction": d and d["dir_mean"],
-        "body": i and i["length_change_max"],
-        "pelvis": p and p["pelvis_diff"],
-        "ground": g and g0 and g["float_mean_mm"] - g0["float_mean_mm"],
-        "skate": s and s0 and s["skate_mean_mm"] - s0["skate_mean_mm"],
+        "direction": val(d, "dir_mean"),
+        "body": val(i, "length_change_max"),
+        "pelvis": val(p, "pelvis_diff"),
+        "ground": sub(val(g, "float_mean_mm"), val(g0, "float_mean_mm")),
+        "skate": sub(val(s, "skate_mean_mm"), val(s0, "skate_mean_mm")),
     }
     o = case.get("ours") or {}
     diff = lambda a, b: None if o.get(a) is None or o.get(b) is None else o[a] - o[b]
