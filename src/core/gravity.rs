@@ -126,7 +126,7 @@ pub fn read_up(
     let rest_down = limbs_hang(skeleton, std::slice::from_ref(&rest_positions)).map(|h| h.0);
     let rest_says = rest_down
         .map(opposite)
-        .or_else(|| rest_up_of_figure(labels, &rest_positions))
+        .or_else(|| head_over_feet(labels, &rest_positions))
         .filter(|r| *r != up);
     let (stance, stance_from_motion) = match frames.into_iter().next() {
         Some(first) if rest_down != Some(down) => (first, true),
@@ -160,12 +160,6 @@ fn head_over_feet(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<Ax
     }
     let v = positions[head] - feet.iter().sum::<Vec3>() / feet.len() as f32;
     (v.length_squared() > 0.0).then(|| Axis::dominant(v))
-}
-
-/// What a rest pose that does not stand as a body would still say (head minus feet), so the
-/// notes can name a disagreement.
-fn rest_up_of_figure(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<Axis> {
-    head_over_feet(labels, positions)
 }
 
 /// Up to `SAMPLES` poses evenly spaced over the clip, its first frame included.

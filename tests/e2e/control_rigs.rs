@@ -2,10 +2,9 @@
 //! joints must move exactly as they do on the same rig without the controls, and the
 //! controls, IK targets and poles must stay where their parents take them.
 
-use crate::common::asset_path;
 use crate::common::file_variants::controls::{ik_controls, ik_feet_from_root, rigify_controls};
-use glam::Vec3;
-use retarget_studio::core::{Clip, HumanBone, Pose, Skeleton};
+use crate::common::{asset_path, world_frames};
+use retarget_studio::core::{HumanBone, Pose};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::path::Path;
@@ -13,18 +12,6 @@ use std::path::Path;
 fn session(source: &Path, target: &Path) -> Session {
     Session::automatic(source, target, &ImportOptions::default())
         .unwrap_or_else(|e| panic!("{} onto {}: {e}", source.display(), target.display()))
-}
-
-/// World joint positions of `clip` on `skeleton` at `frames` evenly spaced times.
-fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> {
-    (0..frames)
-        .map(|k| {
-            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
 }
 
 /// The worst distance, over height, between each joint of the plain rig and its namesake

@@ -1,23 +1,11 @@
 //! The animator's first questions on the bundled rigs, asked of the solver's output: are the
 //! feet on the floor, is the body in one piece, is the same rig given back unchanged?
 
-use crate::common::asset_path;
+use crate::common::{asset_path, world_frames};
 use glam::Vec3;
-use retarget_studio::core::{Clip, HumanBone, Pose, Skeleton};
+use retarget_studio::core::{HumanBone, Pose};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
-
-/// World joint positions of `clip` on `skeleton` at `frames` evenly spaced times.
-fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> {
-    (0..frames)
-        .map(|k| {
-            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
-}
 
 fn automatic(source: &str, target: &str) -> Session {
     Session::automatic(

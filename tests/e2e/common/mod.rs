@@ -1,5 +1,7 @@
 #![allow(dead_code)]
 
+use glam::Vec3;
+use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::{Asset, ImportError, ImportOptions};
 use std::path::PathBuf;
 
@@ -82,4 +84,16 @@ pub fn interrupt_at_test_hook(
         .unwrap();
     assert!(sent.success());
     stderr
+}
+
+/// World joint positions of `clip` on `skeleton` at `frames` evenly spaced times.
+pub fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> {
+    (0..frames)
+        .map(|k| {
+            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
+            let mut pose = Pose::rest(s);
+            clip.sample(t, &mut pose);
+            pose.world_positions(s)
+        })
+        .collect()
 }
