@@ -1,17 +1,20 @@
 //! Copied translations solved in the parent's frame. One body on both sides copies every
 //! joint's translation (`Session::copy_translations`), and placing each joint in the world
-//! on both sides, then back under its target parent, cost most of a frame. Where a joint's
-//! target parent is itself copied from the source joint's parent, the two world positions
-//! differ by the source's local offset turned into the world, so the joint's local
-//! translation follows from the two world rotations the solve already has:
+//! on both sides, then back under its target parent, cost most of a frame.
 //!
-//! `t = Rp⁻¹ · ((Tj − Tp) − k (Sj − Ssp) + k · cs · Rsp · ts) / ct`
+//! A copied joint whose target parent is driven by its source joint's parent keeps its own
+//! reference offset from that parent, carried as the parent turns, and moves off it as far
+//! as the source joint moves off its reference offset (scaled): a twist bone or a finger
+//! stays where its parent holds it even when the two reference poses differ (a T-pose
+//! source onto an A-pose copy of the same rig). Its local translation is
 //!
-//! (`T`, `S`: the reference world positions; `k`: the root motion's scale; `cs`, `ct`: the
+//! `t = Lt + (k · cs / ct) · Rp⁻¹ · Rsp · (ts − Ls)`
+//!
+//! (`Lt`, `Ls`: the reference local offsets; `k`: the root motion's scale; `cs`, `ct`: the
 //! containers' uniform scales; `Rp`, `Rsp`: the parents' world rotations; `ts`: the source
 //! joint's local offset). It holds where no joint scale stretches either side ("rigid"):
 //! the containers scale uniformly, the target's reference has unit scales, and the frame's
-//! source pose too (checked per frame; else the world solve runs).
+//! source pose too (checked per frame; else the same rule runs on world transforms).
 
 use super::TranslationSolve;
 use crate::core::pose::Pose;
@@ -22,9 +25,9 @@ use glam::{Affine3A, Quat, Vec3};
 pub(super) struct LocalCopy {
     pub source_parent: usize,
     pub target_parent: usize,
-    /// `Tj − Tp` and `Sj − Ssp` in the reference pose.
-    target_offset: Vec3,
-    source_offset: Vec3,
+    /// `Lt` and `Ls`: the reference local offsets from the parents, in local units.
+    target_rest: Vec3,
+    source_rest: Vec3,
 }
 
 /// Per translation solve, its local form where one applies: its target parent is the
@@ -47,8 +50,8 @@ pub(super) fn local_copies(
             (u.source_chain.last() == Some(&sp) && s != sp).then(|| LocalCopy {
                 source_parent: sp,
                 target_parent: p,
-                target_offset: t.target_reference - u.target_reference,
-                source_offset: t.source_reference - u.source_reference,
+                target_rest: t.target_rest,
+                source_rest: t.source_rest,
             })
         })
         .collect()
@@ -89,9 +92,9 @@ pub(super) fn source_is_rigid(source: &Pose) -> bool {
 }
 
 impl LocalCopy {
-    /// `Tj − Tp` and `Sj − Ssp`: the joint's reference offsets from its parent on each side.
-    pub fn offsets(&self) -> (Vec3, Vec3) {
-        (self.target_offset, self.source_offset)
+    /// `Lt` and `Ls`: the joint's reference local offsets on each side.
+    pub fn rests(&self) -> (Vec3, Vec3) {
+        (self.target_rest, self.source_rest)
     }
 
     /// The target joint's local translation (see the module's doc): `source_world` and
@@ -105,9 +108,8 @@ impl LocalCopy {
         k: f32,
         (cs, ct): (f32, f32),
     ) -> Vec3 {
-        let turned = source_world[self.source_parent] * source_local;
-        let world = self.target_offset + (turned * cs - self.source_offset) * k;
-        (target_world[self.target_parent].inverse() * world) / ct
+        let moved = source_world[self.source_parent] * (source_local - self.source_rest);
+        self.target_rest + target_world[self.target_parent].inverse() * moved * (k * cs / ct)
     }
 }
 
@@ -126,19 +128,42 @@ mod tests {
         crate::core::retarget::test_rigs::branching(scale)
     }
 
+    /// `s`'s reference: its rest, or (`bent`) with two joints turned 40° as an A-pose
+    /// turns the arms.
+    fn reference(s: &Skeleton, bent: bool) -> ReferencePose {
+        let mut pose = Pose::rest(s);
+        if bent {
+            for j in [1, 5] {
+                pose.rotations[j] *= Quat::from_rotation_z(40f32.to_radians());
+            }
+        }
+        ReferencePose::new(s, pose, &Default::default(), &[])
+    }
+
     /// The local form gives the world solve's translations within float noise, on every
-    /// joint of a posed frame, and is taken for every joint below the root.
+    /// joint of a posed frame, and is taken for every joint below the root; also where the
+    /// target's reference pose is not the source's.
     #[test]
     fn local_copies_match_the_world_solve() {
+        for bent in [false, true] {
+            local_copies_match_the_world_solve_with(bent);
+        }
+    }
+
+    fn local_copies_match_the_world_solve_with(bent: bool) {
         let (from, to) = (rig(1.0), rig(1.5));
-        let reference =
-            |s: &Skeleton| ReferencePose::new(s, Pose::rest(s), &Default::default(), &[]);
         let mut map = BoneMap::identity(from.len());
         for j in 0..from.len() {
             map.for_target_mut(j).unwrap().translation = TranslationMode::Copy;
         }
-        let mut local =
-            Retargeter::new(&from, &reference(&from), &to, &reference(&to), &map).unwrap();
+        let mut local = Retargeter::new(
+            &from,
+            &reference(&from, false),
+            &to,
+            &reference(&to, bent),
+            &map,
+        )
+        .unwrap();
         assert!(local.rigid.is_some());
         let taken = local
             .translations
@@ -169,5 +194,35 @@ mod tests {
         local.retarget_pose(&pose, &mut a);
         world.retarget_pose(&pose, &mut b);
         assert_eq!(a, b);
+    }
+
+    /// One rig onto itself in another reference pose (T onto A): every copied joint keeps
+    /// its offset from its parent while the source's keep theirs. Placing a joint at its
+    /// reference world position moved by the source's world displacement put a joint below
+    /// a turned parent off the bone (0.089 of the height on a twist bone).
+    #[test]
+    fn copies_keep_offsets_between_reference_poses() {
+        let rig = rig(1.0);
+        let mut map = BoneMap::identity(rig.len());
+        for j in 0..rig.len() {
+            map.for_target_mut(j).unwrap().translation = TranslationMode::Copy;
+        }
+        let (t_pose, a_pose) = (reference(&rig, false), reference(&rig, true));
+        let mut r = Retargeter::new(&rig, &t_pose, &rig, &a_pose, &map).unwrap();
+        let mut pose = Pose::rest(&rig);
+        for j in 0..rig.len() {
+            pose.rotations[j] = Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.3 * j as f32, -0.1);
+        }
+        for rigid in [true, false] {
+            if !rigid {
+                r.rigid = None;
+            }
+            let mut out = Pose::rest(&rig);
+            r.retarget_pose(&pose, &mut out);
+            for j in 1..rig.len() {
+                let (got, want) = (out.translations[j], rig.bind()[j].translation);
+                assert!(got.abs_diff_eq(want, 1e-5), "joint {j}: {got} for {want}");
+            }
+        }
     }
 }

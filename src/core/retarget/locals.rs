@@ -12,8 +12,8 @@
 //! source's local rotation is the target's. An unmapped joint keeps its reference local.
 //!
 //! The same holds for a copied translation whose target parent is solved that way (`copies`):
-//! `Rp⁻¹·Rsp = Op⁻¹`, so where the reference offsets agree in proportion the local offset is
-//! the source's, turned by `Op⁻¹` and scaled.
+//! `Rp⁻¹·Rsp = Op⁻¹`, so the local offset is the source's, turned by `Op⁻¹`, scaled, and
+//! moved by a constant where the two reference offsets differ.
 //!
 //! The plan depends on the rotation solves, so it is made again whenever they change (at
 //! build and after each clip's fit, which tilts the feet).
@@ -71,21 +71,28 @@ pub(super) struct LocalPlan {
     pub all_copies: [Vec<usize>; 2],
 }
 
-/// A copied translation solved as a constant turn and scale of the source's local offset.
+/// A copied translation solved as a constant turn, scale and shift of the source's local
+/// offset.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct FixedCopy {
     /// `Op⁻¹`, unless it is the identity.
     pub turn: Option<Quat>,
     /// `k · cs / ct` (root motion scale, containers' scales).
     pub scale: f32,
+    /// `Lt − Op⁻¹ · Ls · scale`, unless the two reference offsets agree.
+    pub rest: Option<Vec3>,
 }
 
 impl FixedCopy {
     #[inline]
     pub fn solve(&self, source_local: Vec3) -> Vec3 {
-        match self.turn {
+        let t = match self.turn {
             Some(q) => q * source_local * self.scale,
             None => source_local * self.scale,
+        };
+        match self.rest {
+            Some(r) => t + r,
+            None => t,
         }
     }
 }
@@ -126,11 +133,13 @@ impl Retargeter {
             .map(|t| {
                 let (c, (cs, ct)) = (t.local.filter(|_| local_forms)?, rigid?);
                 let op = parent_offset(c.target_parent, c.source_parent)?;
-                let (target_offset, source_offset) = c.offsets();
-                let rest = target_offset - source_offset * k;
-                (rest.length() <= 1e-5 * target_offset.length() + 1e-12).then(|| FixedCopy {
-                    turn: (!is_identity(op)).then(|| op.inverse()),
-                    scale: k * cs / ct,
+                let (target_rest, source_rest) = c.rests();
+                let (turn, scale) = (op.inverse(), k * cs / ct);
+                let rest = target_rest - turn * source_rest * scale;
+                Some(FixedCopy {
+                    turn: (!is_identity(op)).then_some(turn),
+                    scale,
+                    rest: (rest.length() > 1e-6 * target_rest.length() + 1e-12).then_some(rest),
                 })
             })
             .collect();

@@ -82,6 +82,12 @@ struct TranslationSolve {
     target_chain: Vec<usize>,
     source_reference: Vec3,
     target_reference: Vec3,
+    /// The reference local offsets from the parents (`copies`).
+    source_rest: Vec3,
+    target_rest: Vec3,
+    /// The source joint's parent, where the target joint's parent is mapped from it: the
+    /// joint then keeps its offset from its parent as the source's keeps its own (`copies`).
+    source_parent: Option<usize>,
     /// Above a pelvis (an armature root whose bind and rest differ): solved before the
     /// pelvis, which hangs from it.
     above_pelvis: bool,
@@ -94,6 +100,8 @@ struct TranslationSolve {
 struct Frame<'a> {
     source: &'a Pose,
     placed: &'a [Affine3A],
+    /// The container's scale where `placed` holds positions alone (`fk::place_positions`).
+    placed_scale: Option<f32>,
     source_world: &'a [Quat],
     target_world: &'a [Quat],
     rigid: Option<(f32, f32)>,
@@ -222,6 +230,11 @@ impl Retargeter {
             .map(|p| {
                 let mut target_chain = chain_to_root(target.parents(), p.target);
                 target_chain.pop();
+                let source_parent = source.parents()[p.source].filter(|&sp| {
+                    let tp = target.parents()[p.target];
+                    tp.and_then(|tp| map.for_target(tp))
+                        .is_some_and(|q| q.source == sp)
+                });
                 TranslationSolve {
                     above_pelvis: roots
                         .iter()
@@ -231,6 +244,9 @@ impl Retargeter {
                     target_chain,
                     source_reference: src_ref.positions[p.source],
                     target_reference: tgt_ref.positions[p.target],
+                    source_rest: source_reference.locals.translations[p.source],
+                    target_rest: target_reference.locals.translations[p.target],
+                    source_parent,
                     local: None,
                 }
             })
@@ -390,7 +406,8 @@ impl Retargeter {
                 .all(|&j| source.scales[j] == Vec3::ONE)
                 .then_some(top)
         };
-        match self.source_top.and_then(unscaled) {
+        let positions_only = self.source_top.and_then(unscaled);
+        match positions_only {
             Some(top) => fk::place_positions(
                 top,
                 &self.source_parents,
@@ -425,6 +442,7 @@ impl Retargeter {
         let frame = Frame {
             source,
             placed,
+            placed_scale: positions_only.map(|(_, _, c)| c),
             source_world,
             target_world,
             rigid,
@@ -482,12 +500,26 @@ impl Retargeter {
             return;
         }
         let source_pos = match t.source_chain.last() {
-            Some(&j) => frame.placed[j].translation,
-            None => self.source_container.translation,
+            Some(&j) => Vec3::from(frame.placed[j].translation),
+            None => self.source_container.translation.into(),
         };
-        let world_pos = t.target_reference + (Vec3::from(source_pos) - t.source_reference) * k;
         let parent = world_of(&t.target_chain, target);
-        target.translations[t.target] = parent.inverse().transform_point3(world_pos);
+        target.translations[t.target] = match t.source_parent {
+            // Off its parent as far as the source joint is off its own (`copies`).
+            Some(sp) => {
+                let s = *t.source_chain.last().unwrap_or(&sp);
+                let moved = frame.source.translations[s] - t.source_rest;
+                let moved = match frame.placed_scale {
+                    Some(c) => frame.source_world[sp] * moved * c,
+                    None => frame.placed[sp].transform_vector3(moved),
+                };
+                t.target_rest + parent.inverse().transform_vector3(moved * k)
+            }
+            None => {
+                let world_pos = t.target_reference + (source_pos - t.source_reference) * k;
+                parent.inverse().transform_point3(world_pos)
+            }
+        };
     }
 }
 
