@@ -28,7 +28,16 @@ impl Side {
             positions: &positions,
             forward: Vec3::Z,
         };
-        build_deforming(&frame, self.deforming().as_deref())
+        // Twist bones ride on their limb bones (`core::retarget`): chains are read without
+        // them, so a limb is the same chain with or without its twist leaves.
+        let mut keep = self.deforming();
+        let names = self.skeleton().names();
+        for (j, name) in names.iter().enumerate() {
+            if crate::core::humanoid::says_twist(name) {
+                keep.get_or_insert_with(|| vec![true; names.len()])[j] = false;
+            }
+        }
+        build_deforming(&frame, keep.as_deref())
     }
 
     /// Which joints the skin deforms with, where its weights say (`core::deform`).

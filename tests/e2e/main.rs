@@ -35,6 +35,7 @@ mod runtime;
 mod save_kill;
 mod screenshot;
 mod textures;
+mod twist_bones;
 mod two_armatures;
 mod ui;
 mod ui_layout;

@@ -128,19 +128,58 @@ fn creature_mocap(dir: &Path, fox_targets: &Targets) -> (Sources, Targets) {
     (sources, targets)
 }
 
-/// BVH targets: CMU's 01_01 as read and as other tools write it (Z up, the root OFFSET at
-/// hip height, a zero pose along +X), under a CMU walk and the robot's walk. A BVH target's
-/// zero pose says nothing of its floor: it stands on its own clip's, and judge measures it
-/// against that clip. Its output is written as BVH (there is no character to write a GLB of).
-fn bvh_targets(dir: &Path) -> (Sources, Targets) {
-    let sources = vec![
+/// A CMU walk and the robot's walk: the sources of the blocks below.
+fn walks() -> Sources {
+    vec![
         ("02_01".to_owned(), asset_path("bvh/02_01.bvh"), None),
         (
             "RobotExpressive:Walking".to_owned(),
             asset_path("gltf/RobotExpressive.glb"),
             Some("Walking"),
         ),
+    ]
+}
+
+/// Real files of the classes studios meet, as read: a Rigify export with its controls and
+/// a second armature, a game character with IK feet and swapped thumb names, a twist-bone
+/// rig in FBX with a decoy arm, a Draco-compressed character with rest ≠ bind, and a
+/// meshopt-compressed avatar with fake leaf joints and no clip.
+fn class_files() -> (Sources, Targets) {
+    let targets = [
+        (
+            "OpenBot(rigify)",
+            "gltf/rigify/openbot_rigodotify_mch_ctrl_2armatures.glb",
+        ),
+        (
+            "Knight(ik-feet)",
+            "gltf/ik_controls/quaternius_knight_ikfeet_swapped_thumbs.glb",
+        ),
+        (
+            "SeedSan(fbx,twist)",
+            "fbx/twist/seedsan_forearm_twist_robo_arm.fbx",
+        ),
+        (
+            "Astronaut(draco)",
+            "gltf/draco/quaternius_astronaut_draco_gltftransform.glb",
+        ),
+        (
+            "VALID(meshopt)",
+            "gltf/morph/valid_hispanic_f2_meshopt_65morphs.glb",
+        ),
     ];
+    let targets = targets
+        .into_iter()
+        .map(|(label, rel)| (label.to_owned(), asset_path(rel)))
+        .collect();
+    (walks(), targets)
+}
+
+/// BVH targets: CMU's 01_01 as read and as other tools write it (Z up, the root OFFSET at
+/// hip height, a zero pose along +X), under a CMU walk and the robot's walk. A BVH target's
+/// zero pose says nothing of its floor: it stands on its own clip's, and judge measures it
+/// against that clip. Its output is written as BVH (there is no character to write a GLB of).
+fn bvh_targets(dir: &Path) -> (Sources, Targets) {
+    let sources = walks();
     let walk = std::fs::read_to_string(asset_path("bvh/01_01.bvh")).unwrap();
     let mut targets = vec![
         ("01_01".to_owned(), asset_path("bvh/01_01.bvh")),
@@ -368,6 +407,7 @@ fn every_source_onto_every_target_and_variant() {
         creature_mocap(&work, &fox_targets),
         (fox_sources, fox_targets),
         bvh_targets(&work),
+        class_files(),
     ];
     for (src_label, src, clip, targets) in blocks.iter().flat_map(|(sources, targets)| {
         sources

@@ -36,6 +36,25 @@ impl RigSide<'_> {
             .map(|l| l.bone)
     }
 
+    /// Whether joint `j` is a twist or roll bone: named so, or lying inside a labelled limb
+    /// segment, between its bone and the next. The retargeter gives such a joint its share
+    /// of the limb's roll; paired by its place along a chain, it took a whole joint's turn.
+    fn inside_limb_segment(&self, j: usize) -> bool {
+        if crate::core::humanoid::says_twist(&self.names[j]) {
+            return true;
+        }
+        let Some(p) = self.parents[j] else {
+            return false;
+        };
+        let Some(next) = self.label(p).and_then(HumanBone::segment_end) else {
+            return false;
+        };
+        let pos = self.positions;
+        (0..self.names.len())
+            .filter(|&e| self.label(e) == Some(next))
+            .any(|e| crate::core::humanoid::along_segment(pos[p], pos[e], pos[j]).is_some())
+    }
+
     /// Whether joint `j` is on the skeleton the skin deforms with (all are, unknown).
     fn deforms(&self, j: usize) -> bool {
         self.deforms
@@ -232,6 +251,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
         } else if let Some(p) = by_label.for_target(t) {
             p.clone()
         } else if let Some((s, confidence)) = by_chain[t]
+            .filter(|_| !target.inside_limb_segment(t))
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
         {

@@ -33,6 +33,46 @@ pub fn lay_along(
     pose.rotations[last] = (parent.inverse() * world[last]).normalize();
 }
 
+/// As [`lay_along`], for a path whose joints need not be parent and child: the joints between
+/// two of them (a twist bone inside a thigh, a helper above a knee) ride on the upper one.
+pub fn lay_along_path(
+    pose: &mut Pose,
+    parents: &[Option<usize>],
+    joints: &[usize],
+    points: &[Vec3],
+    world: &[Quat],
+    parent_world: Quat,
+) {
+    let Some(&last) = joints.last() else {
+        return;
+    };
+    let mut parent = parent_world;
+    for i in 0..joints.len() - 1 {
+        let j = joints[i];
+        let current = parent * pose.rotations[j];
+        let (offset, between) = offset_below(pose, parents, j, joints[i + 1]);
+        let turn = arc(current * offset, points[i + 1] - points[i]);
+        let turned = (turn * current).normalize();
+        pose.rotations[j] = (parent.inverse() * turned).normalize();
+        parent = turned * between;
+    }
+    pose.rotations[last] = (parent.inverse() * world[last]).normalize();
+}
+
+/// `joint`'s offset in `top`'s frame, down the joints between them, and the turn of those
+/// joints (the world rotation of `joint`'s parent under `top`'s).
+fn offset_below(pose: &Pose, parents: &[Option<usize>], top: usize, joint: usize) -> (Vec3, Quat) {
+    let mut offset = pose.translations[joint];
+    let mut between = Quat::IDENTITY;
+    let mut at = parents.get(joint).copied().flatten();
+    while let Some(k) = at.filter(|&k| k != top) {
+        offset = pose.translations[k] + pose.rotations[k] * (pose.scales[k] * offset);
+        between = pose.rotations[k] * between;
+        at = parents[k];
+    }
+    (offset, between)
+}
+
 /// The shortest turn from `from`'s direction to `to`'s. glam's `from_rotation_arc` snaps
 /// turns under about 0.08° to none, which on a 1 m leg leaves a planted foot a millimetre
 /// off (and jittering); the half-way quaternion `(a × b, 1 + a · b)` keeps them.

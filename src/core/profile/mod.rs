@@ -82,7 +82,15 @@ pub fn auto_label_deforming(
     if skeleton.is_empty() {
         return labels;
     }
-    let keep = weights.and_then(|w| crate::core::deform::deforming(skeleton.parents(), w));
+    let mut keep = weights.and_then(|w| crate::core::deform::deforming(skeleton.parents(), w));
+    // A twist bone inside a limb (`forearm.twist` between the forearm and the hand) is not
+    // a body bone: the shape is read as if the limb bone were whole.
+    let twists = (0..skeleton.len()).filter(|&j| {
+        crate::core::humanoid::says_twist(&skeleton.names()[j]) && skeleton.children(j).count() == 1
+    });
+    for j in twists.collect::<Vec<_>>() {
+        keep.get_or_insert_with(|| vec![true; skeleton.len()])[j] = false;
+    }
     let sub = Subset::new(skeleton.parents(), keep.as_deref());
     let positions = world_positions(skeleton, pose);
     let names = sub.pick(skeleton.names());

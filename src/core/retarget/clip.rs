@@ -53,6 +53,7 @@ impl Retargeter {
             } = solved;
             self.last_plant = self.plant(target, &mut poses, &times, &feet);
             self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
+            self.settle_twists(target, &mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
             }

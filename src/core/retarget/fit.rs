@@ -37,7 +37,13 @@ impl Retargeter {
             joints.extend(r.source_feet());
         }
         let sampled = SampledClip::new(source, self.source_container, clip, &joints);
-        for fit in &self.feet {
+        // One body on both sides: the source's feet are the target's, tilt and all.
+        let feet = if self.same_rig {
+            &[][..]
+        } else {
+            &self.feet[..]
+        };
+        for fit in feet {
             let offset = sampled
                 .track(fit.source_foot)
                 .and_then(|(positions, turns)| {
@@ -65,6 +71,7 @@ impl Retargeter {
             }
         }
         // The feet's offsets changed.
+        super::twist::refresh(&mut self.rotations);
         self.plan_locals();
     }
 }

@@ -14,8 +14,8 @@ use glam::Vec3;
 
 #[derive(Clone, Debug)]
 pub(super) enum LegKind {
-    /// Joints from the leg's top to its foot, each the parent of the next; `cache` for more
-    /// than two bones.
+    /// Joints from the leg's top to its foot, each an ancestor of the next (twist bones
+    /// inside a thigh or shin ride on it: `twist_free`); `cache` for more than two bones.
     Path {
         joints: Vec<usize>,
         lengths: Vec<f32>,
@@ -122,6 +122,38 @@ fn path(parents: &[Option<usize>], top: usize, foot: usize) -> Option<Vec<usize>
     None
 }
 
+/// `joints` (a path from a leg's top to its foot) without the twist bones inside it: an
+/// unmapped joint on the line between its mapped neighbours, below a labelled thigh or
+/// shin or named twist. IK bending at one would break the limb where no knee is.
+fn twist_free(
+    joints: Vec<usize>,
+    map: &BoneMap,
+    target: &Skeleton,
+    tgt: &SideReference,
+) -> Vec<usize> {
+    let mapped = |j: usize| map.for_target(j).is_some();
+    let pos = &tgt.positions;
+    let mut kept: Vec<usize> = Vec::with_capacity(joints.len());
+    for (k, &j) in joints.iter().enumerate() {
+        let (Some(&prev), Some(&next)) =
+            (kept.last(), joints[k + 1..].iter().find(|&&n| mapped(n)))
+        else {
+            kept.push(j);
+            continue;
+        };
+        let limb = map
+            .for_target(prev)
+            .and_then(|p| p.bone)
+            .is_some_and(|b| b.segment_end().is_some());
+        let named = crate::core::humanoid::says_twist(&target.names()[j]);
+        let inside = crate::core::humanoid::along_segment(pos[prev], pos[next], pos[j]).is_some();
+        if mapped(j) || !inside || !(limb || named) {
+            kept.push(j);
+        }
+    }
+    kept
+}
+
 fn path_leg(
     joints: Vec<usize>,
     source_foot: usize,
@@ -194,6 +226,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                 let foot = t.feet[k];
                 match path(parents, upper[k], foot) {
                     Some(joints) if is_ancestor_in(parents, lower[k], foot) => {
+                        let joints = twist_free(joints, map, target, tgt_ref);
                         path_leg(joints, s.feet[k], tgt_ref, limit_of)
                     }
                     _ => {
@@ -222,7 +255,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
         .iter()
         .filter_map(|leg| {
             let (&top, &foot) = (leg.target.first()?, leg.target.last()?);
-            let joints = path(parents, top, foot)?;
+            let joints = twist_free(path(parents, top, foot)?, map, target, tgt_ref);
             path_leg(joints, *leg.source.last()?, tgt_ref, limit_of)
         })
         .collect()

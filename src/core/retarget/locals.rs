@@ -200,7 +200,7 @@ impl Retargeter {
                 return LocalSolve::Fixed(self.target_reference.rotations[j].normalize());
             }
             RotationSolve::Mapped { source, offset } => (offset, source),
-            RotationSolve::Between { .. } => return LocalSolve::World,
+            RotationSolve::Between { .. } | RotationSolve::Twist(_) => return LocalSolve::World,
         };
         let parent = self.target_parents[j];
         let parent_solve = parent.map(|p| (self.rotations[p], self.root_at[p]));
@@ -269,6 +269,7 @@ impl Retargeter {
                     source[low_source] = true;
                     source[high_source] = true;
                 }
+                RotationSolve::Twist(twist) => twist.sources().for_each(|s| source[s] = true),
                 RotationSolve::Keep => {}
             }
         }
@@ -372,6 +373,7 @@ impl Retargeter {
                 }
                 low.slerp(high, fraction) * reference_world
             }
+            RotationSolve::Twist(twist) => twist.world(source_world),
         };
         match self.root_at[i] {
             Some(k) => self.roots[k].hip_line_turn(placed, world),

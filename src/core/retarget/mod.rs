@@ -23,6 +23,7 @@ mod still;
 #[cfg(test)]
 mod test_rigs;
 mod turns;
+mod twist;
 
 pub use clip::{RetargetClipOptions, make_continuous};
 pub use leg_options::{

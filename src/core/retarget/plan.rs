@@ -23,6 +23,9 @@ pub(super) enum RotationSolve {
         fraction: f32,
         reference_world: Quat,
     },
+    /// A twist bone inside a limb segment: the segment's rotation, turned about it by a
+    /// share of the limb's roll (`twist`).
+    Twist(super::twist::Twist),
 }
 
 /// Reference-pose facts of one side, in world space (containers included).
@@ -97,6 +100,7 @@ pub(super) fn rotation_solves(
             offset: (bs_inv * align * bt).normalize(),
         };
     }
+    super::twist::twist_solves(target, map, tgt_ref, &mut solves);
     for t in 0..target.len() {
         if solves[t] == RotationSolve::Keep {
             solves[t] = between(target, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);

@@ -18,7 +18,7 @@ use super::plan::chain_to_root;
 use super::plant_goals::{drop_to_reach, eased_goals, smoothed_max};
 use super::root::chain_world;
 use crate::core::contacts::{ContactThresholds, FootContact, detect};
-use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
+use crate::core::ik::{arc, cache::bend_of, chain::lay_along_path, fabrik, two_bone};
 use crate::core::pose::Pose;
 use crate::core::reference::rotation_of;
 use crate::core::skeleton::Skeleton;
@@ -404,7 +404,15 @@ impl Retargeter {
                 for (o, &j) in original.iter_mut().zip(joints) {
                     *o = pose.rotations[j];
                 }
-                lay_along(pose, joints, solved, rotations, parent_turn(joints[0]));
+                let parents = target.parents();
+                lay_along_path(
+                    pose,
+                    parents,
+                    joints,
+                    solved,
+                    rotations,
+                    parent_turn(joints[0]),
+                );
                 if limited {
                     self.hold_limits(pose, joints, limits, &original[..n]);
                 }

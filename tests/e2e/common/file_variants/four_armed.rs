@@ -154,7 +154,7 @@ fn copy_arm(g: &mut Glb, top: usize) -> ArmCopy {
 /// The copies deform something, as a four-armed character's second arms do: each copied
 /// joint carries a small rigid triangle (a skinned-only rig's copies would otherwise be
 /// bones no vertex follows, which the map leaves where their parents take them).
-fn give_weight(g: &mut Glb, copies: &[usize]) {
+pub fn give_weight(g: &mut Glb, copies: &[usize]) {
     let corners = vec![
         vec![0.0, 0.0, 0.0],
         vec![0.01, 0.0, 0.0],

@@ -27,6 +27,7 @@ pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
+pub mod twist;
 pub mod two_armatures;
 
 pub use bvh_layouts::{fox_walk_bvh_facing_x, research_dataset_layout};

@@ -1,0 +1,221 @@
+//! Twist bones in the target's limbs: UE's beside the next joint, DAZ's and Rigify's inside
+//! the chain. The body must move as it does on the same rig without them, each twist bone
+//! must stay on its limb and turn about it by its share of the limb's roll, and one rig in
+//! a T-pose onto itself in an A-pose must keep every joint where its parent holds it.
+
+use crate::common::asset_path;
+use crate::common::file_variants::twist::{TwistBone, TwistLayout, arms_lowered, twist_bones};
+use glam::{Mat4, Quat, Vec3};
+use retarget_studio::core::ik::limits::swing_twist_deg;
+use retarget_studio::core::reference::rotation_of;
+use retarget_studio::core::{Clip, Pose, Skeleton};
+use retarget_studio::io::ImportOptions;
+use retarget_studio::session::Session;
+use std::path::Path;
+
+fn session(source: &Path, target: &Path) -> Session {
+    Session::automatic(source, target, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{} onto {}: {e}", source.display(), target.display()))
+}
+
+/// World transforms of `clip` on `s` at `frames` evenly spaced times.
+fn world_matrices(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Mat4>> {
+    (0..frames)
+        .map(|k| {
+            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
+            let mut pose = Pose::rest(s);
+            clip.sample(t, &mut pose);
+            pose.world_matrices(s)
+        })
+        .collect()
+}
+
+fn height(s: &Skeleton) -> f32 {
+    let ys: Vec<f32> = Pose::rest(s)
+        .world_positions(s)
+        .iter()
+        .map(|p| p.y)
+        .collect();
+    ys.iter().copied().fold(f32::MIN, f32::max) - ys.iter().copied().fold(f32::MAX, f32::min)
+}
+
+fn at(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+/// The twist angle, in degrees, of world rotation `b` from `a` about `axis`, each taken
+/// from its reference (`ra`, `rb`): the roll between two joints' motions.
+fn roll(a: Quat, ra: Quat, b: Quat, rb: Quat, axis: Vec3) -> f32 {
+    let (da, db) = (a * ra.inverse(), b * rb.inverse());
+    swing_twist_deg(da.inverse() * db, axis).1
+}
+
+/// The worst of: a body joint's distance from its namesake on the plain rig, a twist bone's
+/// distance off its limb's line (both over the height), and a twist bone's roll from its
+/// share of the limb's (degrees).
+fn worst(source: &str, plain: &str, layout: TwistLayout) -> (f32, f32, f32) {
+    let (variant, twists) = twist_bones(&std::fs::read(asset_path(plain)).unwrap(), layout);
+    assert!(twists.len() >= 4, "{plain}: {} twist bones", twists.len());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twist.glb");
+    std::fs::write(&path, variant).unwrap();
+    let source = asset_path(source);
+    let (a, b) = (
+        session(&source, &asset_path(plain)),
+        session(&source, &path),
+    );
+    let frames = |s: &Session| {
+        let clip = s.retarget_clip(None, Some(30.0)).unwrap();
+        world_matrices(s.target.skeleton(), &clip, 24)
+    };
+    let (fa, fb) = (frames(&a), frames(&b));
+    let (sa, sb) = (a.target.skeleton(), b.target.skeleton());
+    let h = height(sa);
+    let find = |n: &str| sb.find(n).unwrap_or_else(|| panic!("{n} in the variant"));
+    // The pose the solve measures turns from (its reference), without the container's edits.
+    let reference = b.target.reference.locals.world_matrices(sb);
+    let (mut body, mut line, mut turn) = (0.0f32, 0.0f32, 0.0f32);
+    let (mut worst_bone, mut worst_joint) = (String::new(), String::new());
+    for (pa, pb) in fa.iter().zip(&fb) {
+        for (j, n) in sa.names().iter().enumerate() {
+            let gap = at(&pa[j]).distance(at(&pb[find(n)])) / h;
+            if gap > body {
+                body = gap;
+                worst_joint = n.clone();
+            }
+        }
+        for t in &twists {
+            let (l, r) = twist_figures(t, pb, &reference, &find, sb);
+            line = line.max(l / h);
+            if r > turn {
+                turn = r;
+                worst_bone = t.name.clone();
+            }
+        }
+    }
+    if turn > 2.0 || body > 2e-3 {
+        let (ns, nt) = (b.source.skeleton().names(), sb.names());
+        for p in b.map.pairs() {
+            eprintln!(
+                "  {} <- {} {:?} {:?}",
+                nt[p.target], ns[p.source], p.bone, p.method
+            );
+        }
+    }
+    eprintln!(
+        "{plain} {layout:?}: body {body:.1e} ({worst_joint}), off the limb {line:.1e}, roll {turn:.1}° ({worst_bone})"
+    );
+    (body, line, turn)
+}
+
+/// A twist bone's distance off its limb's line, and its roll from its share: `along` of the
+/// next joint's roll about the limb, less the rest of the segment's own roll from its
+/// parent (the twist rule Unity and HumanIK follow).
+fn twist_figures(
+    t: &TwistBone,
+    frame: &[Mat4],
+    reference: &[Mat4],
+    find: &impl Fn(&str) -> usize,
+    s: &Skeleton,
+) -> (f32, f32) {
+    let (j, seg, end) = (find(&t.name), find(&t.segment), find(&t.end));
+    let (p, q) = (at(&frame[seg]), at(&frame[end]));
+    let x = at(&frame[j]);
+    let along = (q - p).normalize();
+    // Against the next joint where it hangs below the segment (an IK foot need not).
+    let below = std::iter::successors(s.parents()[end], |&k| s.parents()[k]).any(|k| k == seg);
+    let off = if below {
+        (x - p - along * (x - p).dot(along)).length()
+    } else {
+        0.0
+    };
+    let rot = |m: &Mat4| rotation_of(*m);
+    let axis = (at(&reference[end]) - at(&reference[seg])).normalize();
+    let r = |a: usize, b: usize| {
+        roll(
+            rot(&frame[a]),
+            rot(&reference[a]),
+            rot(&frame[b]),
+            rot(&reference[b]),
+            axis,
+        )
+    };
+    // The segment's own roll is taken from the joint above it, past other twist bones.
+    let mut above = s.parents()[seg];
+    while let Some(a) = above.filter(|&a| s.names()[a].contains("twist")) {
+        above = s.parents()[a];
+    }
+    let own = above.map_or(0.0, |a| r(a, seg));
+    let want = t.along * r(seg, end) - (1.0 - t.along) * own;
+    let got = r(seg, j);
+    let miss = (got - want + 180.0).rem_euclid(360.0) - 180.0;
+    (off, miss.abs())
+}
+
+/// UE-style twist leaves and DAZ-style split limbs on CesiumMan and the robot, driven by
+/// CMU mocap. Before, a leaf kept its rest turn (a forearm's twist bone stayed unrolled as
+/// the hand turned), and a split limb's middle joint took half the wrist's bend, so the
+/// hand left the forearm's line.
+#[test]
+fn twist_bones_roll_with_their_limb_and_leave_the_body_as_it_was() {
+    for plain in ["gltf/CesiumMan.glb", "gltf/RobotExpressive.glb"] {
+        for layout in [TwistLayout::Beside, TwistLayout::Inside] {
+            let (body, line, turn) = worst("bvh/02_01.bvh", plain, layout);
+            assert!(
+                body < 2e-3,
+                "{plain} {layout:?}: the body moves {body:.1e} of the height"
+            );
+            assert!(
+                line < 1e-3,
+                "{plain} {layout:?}: a twist bone leaves its limb by {line:.1e}"
+            );
+            assert!(
+                turn < 2.0,
+                "{plain} {layout:?}: a twist bone rolls {turn:.1}° off its share"
+            );
+        }
+    }
+}
+
+/// One rig with twist bones, in its T-pose onto itself lowered into an A-pose (rest ≠
+/// bind): every joint stays as far from its parent as on the source, frame after frame. Placing
+/// each copied joint where the source's world motion took it put the twist bones 0.089 of
+/// the height off their parents.
+#[test]
+fn one_rig_onto_itself_in_an_a_pose_keeps_every_offset() {
+    let plain = std::fs::read(asset_path("gltf/RobotExpressive.glb")).unwrap();
+    let (variant, twists) = twist_bones(&plain, TwistLayout::Beside);
+    let dir = tempfile::tempdir().unwrap();
+    let (t_pose, a_pose) = (dir.path().join("t.glb"), dir.path().join("a.glb"));
+    std::fs::write(&t_pose, &variant).unwrap();
+    std::fs::write(&a_pose, arms_lowered(&variant, 40.0)).unwrap();
+    let s = session(&t_pose, &a_pose);
+    assert!(s.same_rig(), "one rig on both sides");
+    let skeleton = s.target.skeleton();
+    let clip = s.retarget_clip(None, Some(30.0)).unwrap();
+    let frames = world_matrices(skeleton, &clip, 24);
+    let source = world_matrices(s.source.skeleton(), s.source_clip(None).unwrap(), 24);
+    let h = height(skeleton);
+    let mut worst = (0.0f32, String::new());
+    for (frame, source) in frames.iter().zip(&source) {
+        for (j, parent) in skeleton.parents().iter().enumerate() {
+            let Some(p) = *parent else { continue };
+            let want = at(&source[j]).distance(at(&source[p]));
+            let gap = (at(&frame[j]).distance(at(&frame[p])) - want).abs() / h;
+            if gap > worst.0 {
+                worst = (gap, skeleton.names()[j].clone());
+            }
+        }
+    }
+    eprintln!(
+        "worst offset change {:.1e} of the height at {}",
+        worst.0, worst.1
+    );
+    assert!(!twists.is_empty());
+    assert!(
+        worst.0 < 1e-4,
+        "{} moves {:.1e} of the height off its parent",
+        worst.1,
+        worst.0
+    );
+}
