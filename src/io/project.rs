@@ -132,6 +132,9 @@ pub struct ProjectFile {
     /// Per-bone IK limits in place of the humanoid defaults (`None`: unlimited).
     #[serde(default)]
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    /// Per twist bone, its share of the limb's roll set by hand, by joint name.
+    #[serde(default)]
+    pub twists: Vec<(String, f32)>,
     /// Per-leg pole and contact thresholds, by foot name.
     #[serde(default)]
     pub legs: Vec<crate::core::retarget::LegOptions>,
@@ -153,6 +156,7 @@ impl ProjectFile {
             reach: Vec::new(),
             unplanted: Vec::new(),
             limits: Vec::new(),
+            twists: Vec::new(),
             legs: Vec::new(),
             contact_spans: Vec::new(),
         }

@@ -98,6 +98,11 @@ pub enum Edit {
         joint: String,
         limit: Option<Option<crate::core::ik::JointLimit>>,
     },
+    /// A twist bone's share of its limb's roll; `None` puts back its place along the limb.
+    SetTwistWeight {
+        joint: String,
+        weight: Option<f32>,
+    },
     /// One leg's pole and contact thresholds (by its foot's name); defaults remove it.
     SetLegOptions(crate::core::retarget::LegOptions),
     /// Contacts of `foot` on clip `clip`, drawn by hand in seconds; `None`: detected.
@@ -123,6 +128,7 @@ pub struct EditState {
     pub reach: Vec<String>,
     pub unplanted: Vec<String>,
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    pub twists: Vec<(String, f32)>,
     pub legs: Vec<crate::core::retarget::LegOptions>,
     pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
 }
@@ -140,6 +146,7 @@ impl Session {
             reach: self.reach.clone(),
             unplanted: self.unplanted.clone(),
             limits: self.limits.clone(),
+            twists: self.twists.clone(),
             legs: self.legs.clone(),
             contact_spans: self.contact_spans.clone(),
         }
@@ -157,6 +164,7 @@ impl Session {
         self.reach = state.reach;
         self.unplanted = state.unplanted;
         self.limits = state.limits;
+        self.twists = state.twists;
         self.legs = state.legs;
         self.contact_spans = state.contact_spans;
         self.source.rebuild_reference()?;
@@ -302,6 +310,16 @@ impl Session {
                     self.limits.push((joint.clone(), *limit));
                 }
                 Ok(format!("Limit of {joint}"))
+            }
+            Edit::SetTwistWeight { joint, weight } => {
+                self.twists.retain(|(j, _)| j != joint);
+                match weight {
+                    Some(w) if w.is_finite() => {
+                        self.twists.push((joint.clone(), w.clamp(0.0, 1.0)));
+                        Ok(format!("Twist share of {joint}: {:.2}", w.clamp(0.0, 1.0)))
+                    }
+                    _ => Ok(format!("Twist share of {joint}: by its place")),
+                }
             }
             Edit::SetLegOptions(options) => Ok(self.set_leg_options(options)),
             Edit::SetContacts { clip, foot, spans } => {

@@ -106,6 +106,8 @@ pub struct Session {
     pub unplanted: Vec<String>,
     /// Per-bone IK limits in place of the humanoid defaults.
     pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
+    /// Per twist bone, its share of the limb's roll set by hand (else its place along it).
+    pub twists: Vec<(String, f32)>,
     /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
     pub legs: Vec<crate::core::retarget::LegOptions>,
     /// Contacts drawn by hand, per clip and foot, in place of the detected ones.
@@ -137,6 +139,7 @@ impl Session {
             reach: Vec::new(),
             unplanted: Vec::new(),
             limits: Vec::new(),
+            twists: Vec::new(),
             legs: Vec::new(),
             contact_spans: Vec::new(),
         };
@@ -272,6 +275,11 @@ impl Session {
         for (name, limit) in &self.limits {
             if let Some(j) = t.find(name) {
                 r.set_joint_limit(j, *limit);
+            }
+        }
+        for (name, weight) in &self.twists {
+            if let Some(j) = t.find(name) {
+                r.set_twist_weight(j, *weight);
             }
         }
         for leg in &self.legs {
@@ -446,6 +454,7 @@ impl Session {
             reach: self.reach.clone(),
             unplanted: self.unplanted.clone(),
             limits: self.limits.clone(),
+            twists: self.twists.clone(),
             legs: self.legs.clone(),
             contact_spans: self.contact_spans.clone(),
         }
@@ -496,6 +505,7 @@ impl Session {
             reach: project.reach,
             unplanted: project.unplanted,
             limits: project.limits,
+            twists: project.twists,
             legs: project.legs,
             contact_spans: project.contact_spans,
         };

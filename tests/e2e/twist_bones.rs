@@ -10,7 +10,7 @@ use retarget_studio::core::ik::limits::swing_twist_deg;
 use retarget_studio::core::reference::rotation_of;
 use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::ImportOptions;
-use retarget_studio::session::Session;
+use retarget_studio::session::{Edit, Session};
 use std::path::Path;
 
 fn session(source: &Path, target: &Path) -> Session {
@@ -218,4 +218,56 @@ fn one_rig_onto_itself_in_an_a_pose_keeps_every_offset() {
         worst.1,
         worst.0
     );
+}
+
+/// The forearm twist's roll from its limb, in degrees, at `frames` times of `s`'s retarget.
+fn forearm_twist_rolls(s: &Session, twist: &TwistBone) -> Vec<f32> {
+    let sk = s.target.skeleton();
+    let clip = s.retarget_clip(None, Some(30.0)).unwrap();
+    let reference = s.target.reference.locals.world_matrices(sk);
+    let find = |n: &str| sk.find(n).unwrap();
+    let (j, seg, end) = (find(&twist.name), find(&twist.segment), find(&twist.end));
+    let axis = (at(&reference[end]) - at(&reference[seg])).normalize();
+    world_matrices(sk, &clip, 12)
+        .iter()
+        .map(|f| {
+            let q = |k: usize| (rotation_of(f[k]), rotation_of(reference[k]));
+            let ((a, ra), (b, rb)) = (q(seg), q(j));
+            roll(a, ra, b, rb, axis)
+        })
+        .collect()
+}
+
+/// A twist bone's share set by hand (the Solve tab's edit) turns it as much, comes back
+/// with undo, and is saved in the project and read back from it.
+#[test]
+fn a_twist_share_set_by_hand_is_undone_and_saved() {
+    let plain = std::fs::read(asset_path("gltf/CesiumMan.glb")).unwrap();
+    let (variant, twists) = twist_bones(&plain, TwistLayout::Beside);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twist.glb");
+    std::fs::write(&path, variant).unwrap();
+    let mut s = session(&asset_path("bvh/02_01.bvh"), &path);
+    let forearm = twists.iter().find(|t| t.along > 0.7).unwrap();
+    let by_place = forearm_twist_rolls(&s, forearm);
+    let before = s.edit_state();
+    let edit = Edit::SetTwistWeight {
+        joint: forearm.name.clone(),
+        weight: Some(0.0),
+    };
+    s.apply_edit(&edit).unwrap();
+    let unrolled = forearm_twist_rolls(&s, forearm);
+    let moved = by_place
+        .iter()
+        .zip(&unrolled)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(moved > 5.0, "a share of 0 changes the roll by {moved}°");
+    let project = dir.path().join("p.retarget");
+    s.to_project().save(&project).unwrap();
+    let reopened = Session::from_project(&project).unwrap();
+    assert_eq!(reopened.twists, vec![(forearm.name.clone(), 0.0)]);
+    assert_eq!(forearm_twist_rolls(&reopened, forearm), unrolled);
+    s.restore(before).unwrap();
+    assert_eq!(forearm_twist_rolls(&s, forearm), by_place);
 }

@@ -84,6 +84,25 @@ impl Twist {
 }
 
 impl super::Retargeter {
+    /// The target's twist bones, each with its share of the next joint's roll.
+    pub fn twist_bones(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
+        (self.rotations.iter().enumerate()).filter_map(|(j, r)| match r {
+            RotationSolve::Twist(t) => Some((j, t.weight)),
+            _ => None,
+        })
+    }
+
+    /// Sets twist bone `joint`'s share of the next joint's roll (0: it keeps the roll the
+    /// segment starts with, 1: it turns with the next joint), clamped to 0..=1. Other joints
+    /// and non-finite weights are ignored.
+    pub fn set_twist_weight(&mut self, joint: usize, weight: f32) {
+        if let Some(RotationSolve::Twist(t)) = self.rotations.get_mut(joint)
+            && weight.is_finite()
+        {
+            t.weight = weight.clamp(0.0, 1.0);
+        }
+    }
+
     /// Turns each twist bone again from its limb as the clip-level passes left it: feet
     /// planting and reach move the legs and arms after the frame's solve, and a twist bone
     /// must follow the limb the viewer sees. Joints below a twist bone keep their world
@@ -394,6 +413,32 @@ mod tests {
             assert!(
                 to_hand.dot(forearm) > 0.9999,
                 "the chain bends at the twist bone: {to_hand} against {forearm}"
+            );
+        }
+    }
+
+    /// A weight set by hand replaces the place along the limb: 0 keeps the forearm's roll,
+    /// 1 turns with the hand; out-of-range weights are clamped.
+    #[test]
+    fn a_twist_weight_set_by_hand_is_its_share() {
+        let (source, _) = arm(Layout::None);
+        let (target, labels) = arm(Layout::Beside);
+        let mut r = retargeter(&source, &target, &labels);
+        let found: Vec<(usize, f32)> = r.twist_bones().collect();
+        assert!(
+            found.len() == 1 && found[0].0 == 5 && (found[0].1 - 0.75).abs() < 1e-5,
+            "{found:?}"
+        );
+        for (weight, share) in [(0.0, 0.0), (1.0, 1.0), (3.0, 1.0), (0.25, 0.25)] {
+            r.set_twist_weight(5, weight);
+            let mut out = Pose::rest(&target);
+            r.retarget_pose(&posed(&source, 80.0), &mut out);
+            let worlds = out.world_matrices(&target);
+            let rot = |j: usize| crate::core::reference::rotation_of(worlds[j]);
+            let roll = roll_between(rot(2), rot(5), Vec3::X);
+            assert!(
+                (roll - 80.0 * share).abs() < 1.0,
+                "weight {weight}: {roll}°"
             );
         }
     }
