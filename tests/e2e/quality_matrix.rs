@@ -503,21 +503,9 @@ fn known_pair(known: &str, pair: &str) -> bool {
 }
 
 /// Failures understood and left for later issues: (pair prefix, measure or `*`, why).
-const KNOWN: &[(&str, &str, &str)] = &[
-    ("02_01 → 01_01", "skate", WORST_CONTACT),
-    ("02_01 → 01_01[z-up]", "skate", WORST_CONTACT),
-    ("02_01 → 01_01[offset-at-hips]", "skate", WORST_CONTACT),
-    ("02_01 → 01_01[zero-pose-along-x]", "skate", WORST_CONTACT),
-    ("02_01 → 01_01[research-layout]", "skate", WORST_CONTACT),
-    (
-        "RobotExpressive:Walking → walk1(makehuman)",
-        "body",
-        "the robot's ring finger onto MakeHuman's, under its `__Ring1_L` helper: the proximal \
+const KNOWN: &[(&str, &str, &str)] = &[(
+    "RobotExpressive:Walking → walk1(makehuman)",
+    "body",
+    "the robot's ring finger onto MakeHuman's, under its `__Ring1_L` helper: the proximal \
      bone stretches 0.041 of the height at frame 0; left for the fingers work",
-    ),
-];
-
-/// Why the worst-contact rule fails CMU's walk onto CMU's 01_01 (a BVH target).
-const WORST_CONTACT: &str = "the worst planted contact slides 6.5 mm past the source's worst \
-     (the mean is within the source's own): the planter blends a contact in and out over its \
-     ends; left for the planting work";
+)];

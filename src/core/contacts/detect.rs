@@ -2,7 +2,9 @@
 //! a foot plants when it comes low and slow, and lifts only when it is clearly higher or
 //! faster, so a contact does not flicker on and off at the thresholds. Entering uses the
 //! judge's own rule (4 % of the height above the foot's lowest point, 10 % of the height per
-//! second), so every contact the judge sees is inside one found here.
+//! second), so every contact the judge sees is inside one found here, or in the frames
+//! before it where the foot already stays (`settled_from`) where the two read the figure's
+//! height otherwise.
 
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
@@ -72,6 +74,57 @@ impl FootContact {
     }
 }
 
+/// A foot's path read against shares of the figure's height: how high above its floor (its
+/// lowest) and how fast on the ground plane it is at each frame.
+struct Reading<'a> {
+    foot: &'a [Vec3],
+    times: &'a [f32],
+    floor: f32,
+    height: f32,
+}
+
+impl<'a> Reading<'a> {
+    /// `None` for under two frames or no height.
+    fn new(foot: &'a [Vec3], times: &'a [f32], height: f32) -> Option<Self> {
+        let n = foot.len().min(times.len());
+        if n < 2 || height <= 0.0 {
+            return None;
+        }
+        let floor = foot[..n].iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+        Some(Self {
+            foot: &foot[..n],
+            times: &times[..n],
+            floor,
+            height,
+        })
+    }
+
+    fn frames(&self) -> usize {
+        self.foot.len()
+    }
+
+    fn low(&self, i: usize) -> f32 {
+        (self.foot[i].y - self.floor) / self.height
+    }
+
+    fn speed(&self, i: usize) -> f32 {
+        let (foot, times) = (self.foot, self.times);
+        let (a, b) = if i == 0 { (0, 1) } else { (i - 1, i) };
+        let d = Vec3::new(foot[b].x - foot[a].x, 0.0, foot[b].z - foot[a].z).length();
+        d / (times[b] - times[a]).max(1e-6) / self.height
+    }
+
+    /// Low and slow enough to plant.
+    fn enters(&self, i: usize, limits: &ContactThresholds) -> bool {
+        self.low(i) < limits.enter_height && self.speed(i) < limits.enter_speed
+    }
+
+    /// Not yet high or fast enough to lift.
+    fn stays(&self, i: usize, limits: &ContactThresholds) -> bool {
+        self.low(i) < limits.exit_height && self.speed(i) < limits.exit_speed
+    }
+}
+
 /// The contacts of one foot, from its world positions at `times` (y up) on a figure
 /// `height` tall. The foot's floor is the lowest it reaches.
 pub fn detect(
@@ -80,23 +133,16 @@ pub fn detect(
     height: f32,
     limits: &ContactThresholds,
 ) -> Vec<FootContact> {
-    let n = foot.len().min(times.len());
-    if n < 2 || height <= 0.0 {
+    let Some(path) = Reading::new(foot, times, height) else {
         return Vec::new();
-    }
-    let floor = foot[..n].iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    let speed = |i: usize| {
-        let (a, b) = if i == 0 { (0, 1) } else { (i - 1, i) };
-        let d = Vec3::new(foot[b].x - foot[a].x, 0.0, foot[b].z - foot[a].z).length();
-        d / (times[b] - times[a]).max(1e-6) / height
     };
+    let n = path.frames();
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    for (i, p) in foot.iter().enumerate().take(n) {
-        let (h, v) = ((p.y - floor) / height, speed(i));
+    for i in 0..n {
         let planted = match start {
-            None => h < limits.enter_height && v < limits.enter_speed,
-            Some(_) => h < limits.exit_height && v < limits.exit_speed,
+            None => path.enters(i, limits),
+            Some(_) => path.stays(i, limits),
         };
         match (planted, start) {
             (true, None) => start = Some(i),
@@ -109,6 +155,36 @@ pub fn detect(
     }
     if let Some(s) = start {
         push_run(&mut out, s, n - 1, limits.min_frames);
+    }
+    out
+}
+
+/// Per contact of `detect`, the first frame of the run before it where the foot already
+/// stays (not yet high or fast enough to lift: the hysteresis read backward), so a plant
+/// can hold from there. Entering uses the judge's rule, but as shares of a height the judge
+/// may take otherwise (CMU's 05_06 stands 8 % taller in its first frame than in its
+/// reference pose): a judged contact can begin a frame or two before the one found here,
+/// where a plant that only begins with it still eases in and slides.
+pub fn settled_from(
+    foot: &[Vec3],
+    times: &[f32],
+    height: f32,
+    limits: &ContactThresholds,
+    contacts: &[FootContact],
+) -> Vec<usize> {
+    let starts = contacts.iter().map(|c| c.start);
+    let Some(path) = Reading::new(foot, times, height) else {
+        return starts.collect();
+    };
+    // Not back into the contact before (nor past the frame that ended it).
+    let mut free_from = 0;
+    let mut out = Vec::with_capacity(contacts.len());
+    for (c, mut from) in contacts.iter().zip(starts) {
+        while from > free_from && from <= path.frames() && path.stays(from - 1, limits) {
+            from -= 1;
+        }
+        out.push(from);
+        free_from = c.end + 1;
     }
     out
 }
@@ -184,6 +260,39 @@ mod tests {
             .collect();
         let c = detect(&foot, &times, 1.0, &ContactThresholds::default());
         assert_eq!(c, vec![FootContact { start: 0, end: 19 }]);
+    }
+
+    /// A foot slowing onto its plant, 1 cm up: at a height of 1 it plants at frame 6; a
+    /// reading that takes the figure 10 % taller plants it at frame 5 already. The hold
+    /// reaches back to frame 4, the first frame it is slow enough to stay, and not into
+    /// the contact before.
+    #[test]
+    fn a_contact_is_held_from_where_the_foot_already_stays() {
+        let times: Vec<f32> = (0..12).map(|i| i as f32 / 30.0).collect();
+        // Speeds (shares of the height per second) into each frame.
+        let speeds = [
+            0.0, 0.0, 0.5, 0.5, 0.15, 0.105, 0.05, 0.05, 0.05, 0.5, 0.5, 0.5,
+        ];
+        let mut x = 0.0;
+        let foot: Vec<Vec3> = speeds
+            .iter()
+            .map(|v| {
+                x += v / 30.0;
+                Vec3::new(x, 0.01, 0.0)
+            })
+            .collect();
+        let limits = ContactThresholds::default();
+        let found = detect(&foot, &times, 1.0, &limits);
+        assert_eq!(found[1], FootContact { start: 6, end: 8 }, "{found:?}");
+        let taller = detect(&foot, &times, 1.1, &limits);
+        assert_eq!(taller[1].start, 5, "{taller:?}");
+        assert_eq!(
+            settled_from(&foot, &times, 1.0, &limits, &found),
+            vec![0, 4]
+        );
+        // Never back into the contact before it.
+        let close = [FootContact { start: 0, end: 4 }, found[1]];
+        assert_eq!(settled_from(&foot, &times, 1.0, &limits, &close)[1], 5);
     }
 
     #[test]

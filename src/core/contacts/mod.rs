@@ -4,4 +4,4 @@
 
 pub mod detect;
 
-pub use detect::{ContactThresholds, FootContact, detect, weights};
+pub use detect::{ContactThresholds, FootContact, detect, settled_from, weights};

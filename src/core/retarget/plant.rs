@@ -5,19 +5,20 @@
 //!
 //! Per leg: the source foot's contacts (hysteresis, `core::contacts`) → the plant, the
 //! target's own foot position averaged over the contact (its stance and stride, so the
-//! stride is scaled by leg length as the root motion is) → a goal eased from the solved foot
-//! onto the plant and back over a few frames → no goal below the floor → the pelvis lowered
-//! where a leg cannot reach (the seed's "max extension", smoothed so no knee snaps straight)
-//! → two-bone IK (the knee kept in its solved half-plane: no flips), or the IK cache for a
-//! longer leg, within the joints' limits.
+//! stride is scaled by leg length as the root motion is; a slide too) → a goal held from
+//! the frame the source foot settled to the contact's end, eased from the solved foot onto
+//! the plant and back over a few frames around it (`plant_goals`) → no goal below the
+//! floor → the pelvis lowered where a leg cannot reach (the seed's "max extension",
+//! smoothed so no knee snaps straight) → two-bone IK (the knee kept in its solved
+//! half-plane: no flips), or the IK cache for a longer leg, within the joints' limits.
 
 use super::Retargeter;
 use super::leg_options::{PoleAt, spans_to_contacts};
 use super::legs_ik::{LegIk, LegKind};
 use super::plan::chain_to_root;
-use super::plant_goals::{drop_to_reach, eased_goals, smoothed_max};
+use super::plant_goals::{Hold, Sizes, drop_to_reach, eased_goals, smoothed_max};
 use super::root::chain_world;
-use crate::core::contacts::{ContactThresholds, FootContact, detect};
+use crate::core::contacts::{ContactThresholds, FootContact, detect, settled_from};
 use crate::core::ik::{arc, cache::bend_of, chain::lay_along_path, fabrik, two_bone};
 use crate::core::pose::Pose;
 use crate::core::reference::rotation_of;
@@ -195,14 +196,15 @@ impl Retargeter {
                 goals.push(vec![None; frames]);
                 continue;
             }
-            let scale = self.target_height / self.source_height;
-            let sizes = (scale, self.target_height);
             // The source foot's height above its lowest, scaled, over the target's floor:
             // a planted foot stands as high as the source's does (the robot's long shins
             // left one foot 19 mm above the source's and the other 11 below).
             let lowest = track.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
             let ground = floor.map(|f| (f + leg.rest_lift, lowest));
-            let mut goal = eased_goals(solved, track, sizes, ground, &contacts, blend);
+            let stride = self.roots.first().map(|r| r.scale);
+            let sizes = Sizes::new(self.source_height, self.target_height, stride);
+            let holds = self.leg_holds(leg, track, times, &contacts);
+            let mut goal = eased_goals(solved, track, sizes, ground, &holds, blend);
             if let (true, Some(floor)) = (settings.floor, floor) {
                 // A dip of under 1 % of the height is the clip's own (its floor is where
                 // its feet stand at rest, not the lowest they reach); deeper, the foot
@@ -486,6 +488,25 @@ impl Retargeter {
         }
         let limits = leg.contacts.as_ref().unwrap_or(&self.solve.contacts);
         detect(track, times, self.source_height, limits)
+    }
+
+    /// Each contact of `leg_contacts` with the frame its hold begins: a detected one from
+    /// the frames before it where the source foot already stays; one drawn by hand where
+    /// it was drawn.
+    fn leg_holds(
+        &self,
+        leg: &LegIk,
+        track: &[Vec3],
+        times: &[f32],
+        contacts: &[FootContact],
+    ) -> Vec<Hold> {
+        let limits = leg.contacts.as_ref().unwrap_or(&self.solve.contacts);
+        let from = match leg.spans {
+            Some(_) => contacts.iter().map(|c| c.start).collect(),
+            None => settled_from(track, times, self.source_height, limits, contacts),
+        };
+        let hold = |(&contact, from)| Hold { contact, from };
+        contacts.iter().zip(from).map(hold).collect()
     }
 }
 
