@@ -103,6 +103,18 @@ impl Session {
         Ok((feet, self.forward_in(r.pelvis())))
     }
 
+    /// The target's twist bones with their shares of the limb's roll (set by hand, else
+    /// their places along the limb), by name.
+    pub fn twist_bones(&self) -> Vec<(String, f32)> {
+        let Ok(r) = self.retargeter() else {
+            return Vec::new();
+        };
+        let names = self.target.skeleton().names();
+        r.twist_bones()
+            .map(|(j, w)| (names[j].clone(), w))
+            .collect()
+    }
+
     /// The target's forward (+Z, which both sides face) in its pelvis's frame at the
     /// reference pose: the pole direction that bends knees forward.
     pub fn pelvis_forward(&self) -> Option<glam::Vec3> {

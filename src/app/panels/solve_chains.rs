@@ -1,6 +1,7 @@
-//! The Solve tab's per-chain part (#12): each planted leg's IK switch, pole and own contact
-//! thresholds; which limbs reach for their source's end (absolute mode); and the IK limits
-//! of each leg joint. Every change is one undoable edit, saved in the project.
+//! The Solve tab's per-chain part: each planted leg's IK switch, pole and own contact
+//! thresholds; which limbs reach for their source's end (absolute mode); the IK limits of
+//! each leg joint; and each twist bone's share of its limb's roll. Every change is one
+//! undoable edit, saved in the project.
 
 use crate::app::command::Command;
 use crate::core::HumanBone;
@@ -18,6 +19,8 @@ pub struct LegsInfo {
     pub feet: Vec<String>,
     /// The pelvis-frame forward, for the "forward"/"backward" poles.
     pub forward: Option<Vec3>,
+    /// Twist bones and their shares of the limb's roll.
+    pub twists: Vec<(String, f32)>,
 }
 
 fn legs_info(ui: &egui::Ui, session: &Session, revision: u64) -> LegsInfo {
@@ -32,6 +35,7 @@ fn legs_info(ui: &egui::Ui, session: &Session, revision: u64) -> LegsInfo {
         revision,
         feet,
         forward,
+        twists: session.twist_bones(),
     };
     ui.data_mut(|d| d.insert_temp(id, info.clone()));
     info
@@ -52,6 +56,9 @@ pub fn chains_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: 
     egui::CollapsingHeader::new("Reach")
         .default_open(false)
         .show(ui, |ui| reach_ui(ui, session, commands));
+    egui::CollapsingHeader::new("Twist bones")
+        .default_open(false)
+        .show(ui, |ui| twists_ui(ui, session, &info.twists, commands));
     egui::CollapsingHeader::new("Joint limits")
         .default_open(false)
         .show(ui, |ui| {
@@ -168,6 +175,42 @@ fn reach_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
             }));
         }
     }
+}
+
+/// Each twist bone's share of its limb's roll: by its place along the limb, or set here.
+fn twists_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    twists: &[(String, f32)],
+    commands: &mut Vec<Command>,
+) {
+    if twists.is_empty() {
+        ui.label("No twist bones: no joint sits inside an arm or leg bone.");
+    }
+    for (joint, weight) in twists {
+        let set = session.twists.iter().any(|(j, _)| j == joint);
+        ui.push_id(joint, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                let mut w = *weight;
+                let tip = "How much of the next joint's roll this bone takes: 0 keeps the \
+                           roll where the limb starts, 1 turns with the next joint";
+                let slider = egui::Slider::new(&mut w, 0.0..=1.0).text(joint.as_str());
+                if ui.add(slider).on_hover_text(tip).changed() {
+                    commands.push(set_twist(joint, Some(w)));
+                }
+                if set && ui.small_button("By place").clicked() {
+                    commands.push(set_twist(joint, None));
+                }
+            });
+        });
+    }
+}
+
+fn set_twist(joint: &str, weight: Option<f32>) -> Command {
+    Command::Edit(Edit::SetTwistWeight {
+        joint: joint.to_owned(),
+        weight,
+    })
 }
 
 /// One joint's IK limit: the humanoid default, none, or cone and twist set here.
