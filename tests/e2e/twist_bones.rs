@@ -271,3 +271,37 @@ fn a_twist_share_set_by_hand_is_undone_and_saved() {
     s.restore(before).unwrap();
     assert_eq!(forearm_twist_rolls(&s, forearm), by_place);
 }
+
+/// UE's IK bones (`ik_foot_root`, `ik_foot_l/r`), keyed on the source to follow its feet,
+/// onto the same names on a longer-legged rig: each follows its foot there too. Before,
+/// paired by name but with no translation, they stayed where the rest pose put them while
+/// the feet walked away.
+#[test]
+fn ik_bones_follow_their_feet_when_the_source_keys_them() {
+    use crate::common::file_variants::longer_legs;
+    use crate::common::file_variants::twist::ue_ik_bones;
+    let robot = std::fs::read(asset_path("gltf/RobotExpressive.glb")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (source, target) = (dir.path().join("s.glb"), dir.path().join("t.glb"));
+    std::fs::write(&source, ue_ik_bones(&robot, true)).unwrap();
+    std::fs::write(&target, longer_legs(&ue_ik_bones(&robot, false), 1.3)).unwrap();
+    let mut s = session(&source, &target);
+    assert!(!s.same_rig());
+    s.source.file.clip = Some("Walking".into());
+    let sk = s.target.skeleton();
+    let clip = s.retarget_clip(Some("Walking"), Some(30.0)).unwrap();
+    let frames = world_matrices(sk, &clip, 24);
+    let h = height(sk);
+    let mut worst = 0.0f32;
+    for (ik, foot) in [("ik_foot_l", "Foot.L"), ("ik_foot_r", "Foot.R")] {
+        let (i, f) = (sk.find(ik).unwrap(), sk.find(foot).unwrap());
+        for frame in &frames {
+            worst = worst.max(at(&frame[i]).distance(at(&frame[f])) / h);
+        }
+    }
+    eprintln!("IK bones off their feet by {worst:.3} of the height at worst");
+    assert!(
+        worst < 0.03,
+        "an IK bone is {worst:.3} of the height off its foot"
+    );
+}

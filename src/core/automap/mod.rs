@@ -36,6 +36,23 @@ impl RigSide<'_> {
             .map(|l| l.bone)
     }
 
+    /// Whether joint `j` hangs apart from the body: neither it nor any joint above or below
+    /// it carries a humanoid label (UE's `ik_foot_root → ik_foot_l`, `ik_hand_gun`, a prop
+    /// socket under the root). Paired by name, such a joint takes its source's translation:
+    /// the file keys it to follow a foot or a hand.
+    fn off_body(&self, j: usize) -> bool {
+        let labelled = |k: usize| self.label(k).is_some();
+        let mut at = Some(j);
+        while let Some(k) = at {
+            if labelled(k) {
+                return false;
+            }
+            at = self.parents[k];
+        }
+        !(j + 1..self.parents.len())
+            .any(|k| labelled(k) && crate::core::skeleton::is_ancestor_in(self.parents, j, k))
+    }
+
     /// Whether joint `j` is a twist or roll bone: named so, or lying inside a labelled limb
     /// segment, between its bone and the next. The retargeter gives such a joint its share
     /// of the limb's roll; paired by its place along a chain, it took a whole joint's turn.
@@ -320,7 +337,8 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
             let leaf = !target.parents.contains(&Some(p.target));
             let s_root = root_parent(source, p.source);
             let hung = s_root.is_some() && root_parent(target, p.target).is_some();
-            if leaf && hung {
+            let detached = source.off_body(p.source) && target.off_body(p.target);
+            if leaf && hung || detached {
                 TranslationMode::Copy
             } else {
                 continue;

@@ -128,3 +128,27 @@ pub fn arms_lowered(glb: &[u8], degrees: f32) -> Vec<u8> {
     }
     g.to_bytes()
 }
+
+/// `glb` (the robot, whose `Foot.L/R` are IK feet under its root joint `Bone`) with UE's IK
+/// bones: `ik_foot_root` at the root joint's origin and `ik_foot_l/r` under it where the
+/// feet rest, unweighted; with `keyed`, each keyed as its foot is (the same channels, in
+/// the same frame), as a UE export keys them to follow the feet.
+pub fn ue_ik_bones(glb: &[u8], keyed: bool) -> Vec<u8> {
+    let mut g = Glb::parse(glb);
+    let find = |g: &Glb, name: &str| {
+        (0..g.node_count())
+            .find(|&n| node_name(g, n) == name)
+            .unwrap_or_else(|| panic!("{name} in the file"))
+    };
+    let (bone, feet) = (find(&g, "Bone"), [find(&g, "Foot.L"), find(&g, "Foot.R")]);
+    let origin = g.world(bone).w_axis.truncate();
+    let root = add_control(&mut g, "ik_foot_root", bone, origin);
+    for (foot, name) in feet.into_iter().zip(["ik_foot_l", "ik_foot_r"]) {
+        let at = g.world(foot).w_axis.truncate();
+        let n = add_control(&mut g, name, root, at);
+        if keyed {
+            super::node_edit::copy_channels(&mut g, foot, n, None);
+        }
+    }
+    g.to_bytes()
+}
