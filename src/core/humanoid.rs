@@ -182,6 +182,27 @@ fn mixamo_finger(rest: &str, left: bool) -> Option<HumanBone> {
     table[side].get(i.checked_sub(1)?).copied()
 }
 
+/// Whether a joint's name says it is a twist or roll bone (`upperarm_twist_01_l`,
+/// `LeftForeArmRoll`, `lShldrTwist`).
+pub fn says_twist(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("twist") || name.contains("roll")
+}
+
+/// Where `joint` sits inside the segment from `start` to `end` (world positions): its
+/// fraction along it, when it lies on the segment's line (within a tenth of its length) and
+/// strictly between the two; a twist bone's place.
+pub fn along_segment(start: glam::Vec3, end: glam::Vec3, joint: glam::Vec3) -> Option<f32> {
+    let along = end - start;
+    let length2 = along.length_squared();
+    if length2 < 1e-12 {
+        return None;
+    }
+    let f = (joint - start).dot(along) / length2;
+    let off = (joint - start - along * f).length() / length2.sqrt();
+    (f > 0.02 && f < 0.98 && off <= 0.1).then_some(f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,25 +267,4 @@ mod tests {
         assert_eq!(HumanBone::from_mixamo("LeftUpLeg"), None);
         assert_eq!(HumanBone::from_mixamo("mixamorig:LeftHandIndex4"), None);
     }
-}
-
-/// Whether a joint's name says it is a twist or roll bone (`upperarm_twist_01_l`,
-/// `LeftForeArmRoll`, `lShldrTwist`).
-pub fn says_twist(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    name.contains("twist") || name.contains("roll")
-}
-
-/// Where `joint` sits inside the segment from `start` to `end` (world positions): its
-/// fraction along it, when it lies on the segment's line (within a tenth of its length) and
-/// strictly between the two; a twist bone's place.
-pub fn along_segment(start: glam::Vec3, end: glam::Vec3, joint: glam::Vec3) -> Option<f32> {
-    let along = end - start;
-    let length2 = along.length_squared();
-    if length2 < 1e-12 {
-        return None;
-    }
-    let f = (joint - start).dot(along) / length2;
-    let off = (joint - start - along * f).length() / length2.sqrt();
-    (f > 0.02 && f < 0.98 && off <= 0.1).then_some(f)
 }

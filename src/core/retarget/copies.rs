@@ -47,7 +47,7 @@ pub(super) fn local_copies(
             let u = translations[..k]
                 .iter()
                 .find(|u| u.target == p && u.above_pelvis == t.above_pelvis)?;
-            (u.source_chain.last() == Some(&sp) && s != sp).then(|| LocalCopy {
+            (u.source_chain.last() == Some(&sp) && s != sp).then_some(LocalCopy {
                 source_parent: sp,
                 target_parent: p,
                 target_rest: t.target_rest,
