@@ -159,6 +159,14 @@ pub fn export_case(
         let a0 = vec!["-a".to_owned(), "0".to_owned()];
         (bind, Vec::new(), a0, own_clip_target(session))
     };
+    // Of several armatures (a Rigify export's unskinned `metarig` beside its `rig`), Blender
+    // names the first one's bones plainly: the judge reads the one the retarget drove.
+    let (mut target_args, mut output_args) = (target_args, output_args);
+    if target.asset.skeletons.len() > 1 {
+        let armature = ["--armature".to_owned(), target.skeleton().name.clone()];
+        target_args.extend(armature.clone());
+        output_args.extend(armature);
+    }
     let source = &session.source;
     let source_args: Vec<String> = if source.asset.format == Format::Bvh {
         bvh_args(&source.asset)
