@@ -49,7 +49,8 @@ pub struct Detected {
     pub reference: String,
     pub notes: Vec<String>,
     /// Where the reading of the file may be wrong, with the evidence: an up axis other than
-    /// the format's default, or a rest pose that disagrees with the motion about up.
+    /// the format's default, a rest pose that disagrees with the motion about up, or a
+    /// facing read from the motion (where the body travels, its head against its tail).
     pub doubts: Vec<String>,
 }
 
@@ -85,7 +86,7 @@ pub fn detected(side: &Side) -> Detected {
         doubts: a
             .warnings
             .iter()
-            .filter(|w| w.starts_with("up is "))
+            .filter(|w| w.starts_with("up is ") || w.starts_with("forward is "))
             .cloned()
             .collect(),
     }

@@ -74,29 +74,34 @@ fn chains(path: &std::path::Path, options: &ImportOptions) -> Vec<ChainReport> {
 pub struct StanceReport {
     /// The axis the character faces in the file's world (+Z for glTF, -Z for VRM 0.x).
     pub forward: &'static str,
-    /// `detected` (from hips, head and legs) or `assumed` (no humanoid labels to go on).
+    /// `detected` (from hips, head and legs), `motion` (mocap without them: where the body
+    /// travels, else its head against its tail; the evidence is a warning) or `assumed`.
     pub forward_source: &'static str,
     /// `bind`, or `frame 0 of clip 'NAME'` when the zero pose is not a standing figure.
     pub reference: String,
 }
 
-/// The stance of the file's character, as a retarget would read it.
-fn stance(path: &std::path::Path, options: &ImportOptions) -> Option<StanceReport> {
-    use crate::session::{Side, SideRole};
+/// The stance of the file's character, as a retarget would read it, and the note on a
+/// facing read from the motion (with its evidence).
+fn stance(
+    path: &std::path::Path,
+    options: &ImportOptions,
+) -> Option<(StanceReport, Option<String>)> {
+    use crate::session::{FacingReading, Side, SideRole, read_facing};
     let side = Side::load(SideRole::Source, path, options).ok()?;
-    // Only labels a retarget would trust: a fox's guessed "head" says nothing of its facing.
-    let labels: Vec<_> = side
-        .labels
-        .iter()
-        .map(|l| l.filter(|l| l.confidence >= 0.5).map(|l| l.bone))
-        .collect();
-    let facing = crate::core::align::detect_facing(side.skeleton(), &labels, &side.reference);
-    Some(StanceReport {
-        forward: facing.map_or("+Z", |f| Axis::dominant(f.forward).name()),
-        forward_source: if facing.is_some() {
-            "detected"
-        } else {
-            "assumed"
+    let facing = read_facing(&side);
+    let note = match &facing {
+        Some(f @ FacingReading::Motion(_)) => f.note(),
+        _ => None,
+    };
+    let report = StanceReport {
+        forward: facing
+            .as_ref()
+            .map_or("+Z", |f| Axis::dominant(f.forward()).name()),
+        forward_source: match facing {
+            Some(FacingReading::Labels(_)) => "detected",
+            Some(FacingReading::Motion(_)) => "motion",
+            None => "assumed",
         },
         reference: match &side.file.reference {
             crate::core::PoseSource::Frame { clip, frame } => {
@@ -105,7 +110,8 @@ fn stance(path: &std::path::Path, options: &ImportOptions) -> Option<StanceRepor
             crate::core::PoseSource::Rest => "rest".to_owned(),
             crate::core::PoseSource::Bind => "bind".to_owned(),
         },
-    })
+    };
+    Some((report, note))
 }
 
 #[derive(Serialize)]
@@ -271,7 +277,10 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<String> {
     };
     let asset = crate::io::load(&args.file, &options)?;
     let mut report = report(&asset);
-    report.stance = stance(&args.file, &options);
+    if let Some((stance, note)) = stance(&args.file, &options) {
+        report.stance = Some(stance);
+        report.warnings.extend(note);
+    }
     report.chains = chains(&args.file, &options);
     if args.json {
         Ok(serde_json::to_string_pretty(&report)? + "\n")

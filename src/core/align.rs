@@ -172,6 +172,49 @@ pub fn auto_align(
     offsets
 }
 
+/// Turns the source's mapped bones so each points where its target bone points in the
+/// target's reference pose, for the target joints `keep` allows: a source whose reference is
+/// a frame of its motion (a creature whose zero pose says nothing, caught mid-stride) is laid
+/// into the target's own pose, so what carries over is the motion's change from it. Returns
+/// per-joint rotation offsets (in the parent's space) and updates `source_ref` in place.
+pub fn align_source_to_target(
+    source: &Skeleton,
+    source_ref: &mut ReferencePose,
+    target: &Skeleton,
+    target_ref: &ReferencePose,
+    map: &BoneMap,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<(usize, Quat)> {
+    let tgt_world = target_ref.world_matrices(target);
+    let p = |m: &[glam::Mat4], j: usize| m[j].w_axis.truncate();
+    let mut offsets = Vec::new();
+    for s in 0..source.len() {
+        let found = map.pairs().iter().find_map(|pair| {
+            let (child, source_child) = mapped_child(target, map, pair.target)?;
+            (pair.source == s && keep(pair.target) && source.is_ancestor(s, source_child))
+                .then_some((pair.target, child, source_child))
+        });
+        let Some((t, child, source_child)) = found else {
+            continue;
+        };
+        let src_world = source_ref.world_matrices(source);
+        let dir_s = p(&src_world, source_child) - p(&src_world, s);
+        let dir_t = p(&tgt_world, child) - p(&tgt_world, t);
+        let (Some(dir_s), Some(dir_t)) = (dir_s.try_normalize(), dir_t.try_normalize()) else {
+            continue;
+        };
+        let turn = Quat::from_rotation_arc(dir_s, dir_t);
+        let parent_world = source.parents()[s].map_or(rotation_of(source_ref.container), |pj| {
+            rotation_of(src_world[pj])
+        });
+        let new_local = (parent_world.inverse() * turn * rotation_of(src_world[s])).normalize();
+        let old_local = source_ref.locals.rotations[s];
+        source_ref.locals.rotations[s] = new_local;
+        offsets.push((s, (new_local * old_local.inverse()).normalize()));
+    }
+    offsets
+}
+
 /// Angle in degrees between each mapped target bone and its source bone, in two world
 /// poses (reference poses, or any frame): the readout of how well the two agree.
 pub fn bone_direction_errors(

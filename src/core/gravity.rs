@@ -163,7 +163,7 @@ fn head_over_feet(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<Ax
 }
 
 /// Up to `SAMPLES` poses evenly spaced over the clip, its first frame included.
-fn sampled_poses(skeleton: &Skeleton, clip: &Clip) -> Vec<Pose> {
+pub(crate) fn sampled_poses(skeleton: &Skeleton, clip: &Clip) -> Vec<Pose> {
     let n = clip.frame_count().clamp(1, SAMPLES);
     let rest = Pose::rest(skeleton);
     (0..n)

@@ -255,9 +255,10 @@ impl Session {
                 // A character left facing backwards (a cleared pose) is turned first: limbs
                 // laid into the T-pose while it faces -Z would be 180° off.
                 for side in [&mut self.source, &mut self.target] {
-                    super::face_side_forward(side, false)?;
+                    super::facing::face_side_forward(side, false)?;
                 }
                 self.auto_align()?;
+                self.align_creature_source()?;
                 Ok("Auto-align".to_owned())
             }
             Edit::ResetPose { side } => {

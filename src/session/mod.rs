@@ -7,6 +7,7 @@ mod chain_edits;
 mod chains;
 mod edit;
 mod export;
+mod facing;
 mod missing;
 mod quality;
 mod side;
@@ -15,15 +16,17 @@ mod solve;
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
+use facing::face_side_forward;
+pub use facing::{FacingReading, read_facing};
 pub use missing::{MissingFile, missing_files};
 pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
 pub use solve::FootContacts;
 
 pub use side::{Side, SideRole};
 
-use crate::core::align::{bone_direction_errors, detect_facing, facing_fix};
+use crate::core::align::bone_direction_errors;
 use crate::core::{
-    BoneMap, BonePair, Clip, HumanBone, RetargetClipOptions, RetargetError, Retargeter,
+    BoneMap, BonePair, Clip, HumanBone, PoseSource, RetargetClipOptions, RetargetError, Retargeter,
 };
 use crate::io::project::{ExportSettings, PairFile, ProjectError, ProjectFile};
 use crate::io::{ImportError, ImportOptions};
@@ -150,6 +153,7 @@ impl Session {
         }
         session.map = session.automatic_map();
         session.check_map()?;
+        session.align_creature_source()?;
         if session.same_rig() {
             session.copy_translations();
         }
@@ -213,6 +217,37 @@ impl Session {
         Ok(())
     }
 
+    /// A creature source whose reference is a frame of its motion (its zero pose says
+    /// nothing) is laid into the target's own pose, limb by mapped limb: caught mid-stride
+    /// it would carry its stride onto the target as an offset (a fox's walk from its BVH
+    /// with a zero pose along +X: limbs 20.9° off). Humanoids meet in the canonical T-pose.
+    pub fn align_creature_source(&mut self) -> Result<(), SessionError> {
+        use crate::core::chains::ChainKind;
+        let source = &mut self.source;
+        if source.is_humanoid() || !matches!(source.file.reference, PoseSource::Frame { .. }) {
+            return Ok(());
+        }
+        let chains = &self.target.chains;
+        let body = |t: usize| {
+            chains.chain_of(t).is_some_and(|c| {
+                matches!(chains.chains[c].kind, ChainKind::Spine | ChainKind::Limb)
+            })
+        };
+        let mut reference = source.reference.clone();
+        let offsets = crate::core::align::align_source_to_target(
+            source.skeleton(),
+            &mut reference,
+            self.target.skeleton(),
+            &self.target.reference,
+            &self.map,
+            body,
+        );
+        for (joint, offset) in offsets {
+            source.add_bone_offset(joint, offset);
+        }
+        source.rebuild_reference()
+    }
+
     /// One side back to what [`Session::automatic`] made of it: no edits, then turned to
     /// face +Z and laid into the canonical T-pose. (The facing fix is part of the set-up,
     /// not an edit: without it a character that faces -Z plays backwards.)
@@ -225,7 +260,11 @@ impl Session {
         side.file.bone_offsets.clear();
         side.rebuild_reference()?;
         face_side_forward(side, false)?;
-        characterize_side(side)
+        characterize_side(side)?;
+        match role {
+            SideRole::Source => self.align_creature_source(),
+            SideRole::Target => Ok(()),
+        }
     }
 
     /// Per mapped target bone, the angle (degrees) between it and its source bone in the
@@ -512,29 +551,6 @@ impl Session {
         session.refresh_legs();
         Ok(session)
     }
-}
-
-/// Turns one side's container so it faces +Z with +Y up; `note` adds an import note when it
-/// turned (once, at load: not again on every Reset).
-fn face_side_forward(side: &mut Side, note: bool) -> Result<(), SessionError> {
-    if !side.is_humanoid() {
-        return Ok(());
-    }
-    let labels = side.bone_labels();
-    let Some(facing) = detect_facing(side.skeleton(), &labels, &side.reference) else {
-        return Ok(());
-    };
-    let turn = facing_fix(&facing);
-    let edit = &mut side.file.container;
-    edit.rotation = (turn * edit.rotation).normalize();
-    if note && turn.angle_between(glam::Quat::IDENTITY) > 1e-3 {
-        let forward = crate::core::Axis::dominant(facing.forward).name();
-        side.asset.warnings.push(format!(
-            "faces {forward} (detected from hips, head and legs): turned {:.0}° to face +Z",
-            turn.angle_between(glam::Quat::IDENTITY).to_degrees()
-        ));
-    }
-    side.rebuild_reference()
 }
 
 /// Lays one side into the canonical T-pose of the humanoid profile (see `auto_align`).

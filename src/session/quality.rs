@@ -10,13 +10,27 @@ use crate::io::asset::Format;
 /// Joints a measure sees on one side: all but BVH End Sites, which Blender's reader and
 /// judge's dumps leave out (they would change the figure's height).
 fn measured_joints(side: &Side) -> Vec<usize> {
-    let s = side.skeleton();
-    (0..s.len())
-        .filter(|&j| {
-            side.asset.format != Format::Bvh
-                || !(s.names()[j].ends_with("_end") && s.children(j).next().is_none())
-        })
+    (0..side.skeleton().len())
+        .filter(|&j| is_measured(side, j))
         .collect()
+}
+
+fn is_measured(side: &Side, j: usize) -> bool {
+    let s = side.skeleton();
+    side.asset.format != Format::Bvh
+        || !(s.names()[j].ends_with("_end") && s.children(j).next().is_none())
+}
+
+/// A chain's first joint and its last measured one (a BVH limb ends at an End Site, which
+/// the measures do not see), when they differ.
+fn measured_ends(side: &Side, chain: &crate::core::chains::Chain) -> Option<(usize, usize)> {
+    let last = chain
+        .joints
+        .iter()
+        .rev()
+        .copied()
+        .find(|&j| is_measured(side, j))?;
+    (last != chain.start()).then_some((chain.start(), last))
 }
 
 /// World positions of `joints` for each time, in the file's own world (its container,
@@ -175,7 +189,15 @@ impl Session {
             let t = tags(l.target[0]).unwrap_or_default();
             (t.depth == Depth::Front, t.lateral != Lateral::Left)
         });
-        let end = |p: &[usize]| *p.last().expect("legs have joints");
+        // A foot is the last joint of the leg the measures see (not a BVH End Site).
+        let end = |side: &Side, p: &[usize]| {
+            let last = *p.last().expect("legs have joints");
+            p.iter()
+                .rev()
+                .copied()
+                .find(|&j| is_measured(side, j))
+                .unwrap_or(last)
+        };
         let side = |lateral: Lateral| {
             legs.iter()
                 .find(|l| tags(l.target[0]).is_some_and(|t| t.lateral == lateral))
@@ -189,21 +211,23 @@ impl Session {
             .filter(|&c| chains.chains[c].kind == ChainKind::Limb)
             .filter_map(|c| {
                 let s = &self.source.chains.chains[self.chain_source(c)?];
-                let t = &chains.chains[c];
-                (t.joints.len() >= 2 && s.joints.len() >= 2).then(|| {
-                    (
-                        names[c].clone(),
-                        (src[s.start()].clone(), src[s.end()].clone()),
-                        (tgt[t.start()].clone(), tgt[t.end()].clone()),
-                    )
-                })
+                let (sa, sb) = measured_ends(&self.source, s)?;
+                let (ta, tb) = measured_ends(&self.target, &chains.chains[c])?;
+                Some((
+                    names[c].clone(),
+                    (src[sa].clone(), src[sb].clone()),
+                    (tgt[ta].clone(), tgt[tb].clone()),
+                ))
             })
             .collect();
         Some(JudgedJoints {
             hips: [top(l), top(r)],
             feet: legs
                 .iter()
-                .map(|l| (src[end(&l.source)].clone(), tgt[end(&l.target)].clone()))
+                .map(|l| {
+                    let (s, t) = (end(&self.source, &l.source), end(&self.target, &l.target));
+                    (src[s].clone(), tgt[t].clone())
+                })
                 .collect(),
             segments,
         })

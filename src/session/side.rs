@@ -30,6 +30,8 @@ pub struct Side {
     pub chains: crate::core::chains::ChainSkeleton,
     /// The last floor read off the side's own motion (`floor`).
     floor_memo: FloorMemo,
+    /// Whether the labels make a biped of a figure that never stands as one (`lies_level`).
+    level: bool,
 }
 
 /// The lowest height each joint reaches over a side's own motion, under the container it
@@ -191,10 +193,12 @@ impl Side {
             file,
             reference,
             floor_memo: FloorMemo::default(),
+            level: false,
         };
         side.rebuild_reference()?;
         let weights = side.asset.joint_weights(side.skeleton_index);
         side.labels = side_labels_weighted(side.skeleton(), &side.reference, weights.as_deref());
+        side.level = side.lies_level();
         // Again, now that the labels say which effectors hang away from their limbs.
         side.rebuild_reference()?;
         side.stand_from_motion()?;
@@ -214,24 +218,44 @@ impl Side {
     }
 
     /// Whether the side is a humanoid: hips, head and the four limbs labelled with some
-    /// confidence (a fox's `b_LeftUpperArm_09` is a front leg, not an arm). Only humanoids
-    /// are turned by their labels and laid into the canonical T-pose.
+    /// confidence (a fox's `b_LeftUpperArm_09` is a front leg, not an arm), on a body that
+    /// stands as one. Only humanoids are turned by their labels and laid into the canonical
+    /// T-pose.
     pub fn is_humanoid(&self) -> bool {
         use crate::core::HumanBone::*;
-        [
-            Hips,
-            Head,
-            LeftUpperLeg,
-            RightUpperLeg,
-            LeftUpperArm,
-            RightUpperArm,
-        ]
-        .iter()
-        .all(|b| {
-            self.labels
-                .iter()
-                .flatten()
-                .any(|l| l.bone == *b && l.confidence >= 0.5)
+        !self.level
+            && [
+                Hips,
+                Head,
+                LeftUpperLeg,
+                RightUpperLeg,
+                LeftUpperArm,
+                RightUpperArm,
+            ]
+            .iter()
+            .all(|b| {
+                self.labels
+                    .iter()
+                    .flatten()
+                    .any(|l| l.bone == *b && l.confidence >= 0.5)
+            })
+    }
+
+    /// Mocap whose labels make a biped of a body that stands neither in its zero pose nor
+    /// over its motion (`core::gravity` read its up from where its limbs hang): a quadruped
+    /// whose front legs are named as arms, its spine along the floor. Laid into a T-pose by
+    /// those labels, or turned by its hips-to-head line, it would stand on its tail.
+    fn lies_level(&self) -> bool {
+        if self.asset.format != crate::io::asset::Format::Bvh {
+            return false;
+        }
+        let clip = self.clips().first().copied();
+        let reading = crate::core::gravity::read_up(self.skeleton(), &self.bone_labels(), clip);
+        reading.is_some_and(|r| {
+            matches!(
+                r.evidence,
+                crate::core::gravity::UpEvidence::LimbsHang { .. }
+            )
         })
     }
 

@@ -16,6 +16,7 @@ mod cli_interrupt;
 mod cli_retarget;
 mod compressed_gltf;
 mod control_rigs;
+mod creature_facing;
 mod creature_variants;
 mod creatures;
 mod fbx_import;

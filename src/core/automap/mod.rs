@@ -10,7 +10,7 @@ use crate::core::humanoid::HumanBone;
 use crate::core::mapping::{BoneMap, BonePair, LegPair, MapMethod, SideLabel, TranslationMode};
 use crate::core::skeleton::is_ancestor_in;
 use glam::Vec3;
-use names::{NameKey, loose_key, name_key};
+use names::{NameKey, flat_key, loose_key, name_key};
 use std::collections::HashMap;
 
 /// One rig as the automatic map sees it.
@@ -109,7 +109,8 @@ fn unique_keys(
         .collect()
 }
 
-/// Pairs by name: exact, then normalised, then normalised without a trailing number.
+/// Pairs by name: exact, then normalised, then run together (case and separators gone),
+/// then normalised without a trailing number.
 fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMethod, f32)>> {
     let exact: HashMap<&str, usize> = {
         let mut m = HashMap::new();
@@ -120,18 +121,23 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
     };
     let strict = |n: &str| Some(name_key(n));
     let loose = |n: &str| loose_key(n);
+    let flat = |n: &str| Some(flat_key(n));
     let tables = |body: bool| {
         (
             unique_keys(source, body, strict),
             unique_keys(target, body, strict),
             unique_keys(source, body, loose),
             unique_keys(target, body, loose),
+            (
+                unique_keys(source, body, flat),
+                unique_keys(target, body, flat),
+            ),
         )
     };
     let (body, others) = (tables(true), tables(false));
     let mut out = vec![None; target.names.len()];
     for (t, name) in target.names.iter().enumerate() {
-        let (s_strict, t_strict, s_loose, t_loose) =
+        let (s_strict, t_strict, s_loose, t_loose, (s_flat, t_flat)) =
             if target.deforms(t) { &body } else { &others };
         // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
         // labels that disagree.
@@ -163,6 +169,8 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
             Some((s, MapMethod::ExactName, 1.0))
         } else if let Some(s) = by_key(s_strict, t_strict, strict(name)).filter(|&s| agrees(s)) {
             Some((s, MapMethod::SimilarName, 0.9))
+        } else if let Some(s) = by_key(s_flat, t_flat, flat(name)).filter(|&s| agrees(s)) {
+            Some((s, MapMethod::SimilarName, 0.85))
         } else {
             // One side numbered (`Torso_1`), the other not: either side's loose key against
             // the other's full one.

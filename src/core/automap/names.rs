@@ -146,6 +146,22 @@ pub fn loose_key(name: &str) -> Option<NameKey> {
     })
 }
 
+/// The whole name run together in lower case, its namespace taken out: where a pipeline
+/// lower-cased a name (`b_leftupperarm_09`: its side word no longer stands apart) or dropped
+/// its separators (`bSpine0102`: its numbers run together), the words cannot be found again,
+/// but the same name in another case or without separators is still the same joint.
+pub fn flat_key(name: &str) -> NameKey {
+    let base = name.rsplit([':', '|']).next().unwrap_or(name);
+    NameKey {
+        side: None,
+        stem: base
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +196,21 @@ mod tests {
         ] {
             assert_ne!(name_key(a), name_key(b), "{a} vs {b}");
         }
+    }
+
+    #[test]
+    fn lower_case_and_run_together_names_agree_flat() {
+        for (a, b) in [
+            ("b_LeftUpperArm_09", "b_leftupperarm_09"),
+            ("b_Spine01_02", "bSpine0102"),
+            ("b_LeftLeg01_015", "bLeftLeg01015"),
+            ("Fox:b_RightFoot02_022", "brightfoot02022"),
+        ] {
+            assert_ne!(name_key(a), name_key(b), "{a} vs {b}: the words are lost");
+            assert_eq!(flat_key(a), flat_key(b), "{a} vs {b}");
+        }
+        assert_ne!(flat_key("b_Spine01_02"), flat_key("b_Spine02_03"));
+        assert_ne!(flat_key("Foot.L"), flat_key("Foot.R"));
     }
 
     #[test]

@@ -99,3 +99,64 @@ fn a_helper_hung_from_the_root_copies_its_motion() {
     );
     assert!(m.pairs().iter().all(|p| p.method == MapMethod::ExactName));
 }
+
+/// The Fox's own names on the fox-like rig.
+fn fox_named() -> Rig {
+    let mut rig = fox_like();
+    for n in &mut rig.0 {
+        *n = match n.as_str() {
+            "root" => "_rootJoint",
+            "hip" => "b_Hip_01",
+            "spine1" => "b_Spine01_02",
+            "spine2" => "b_Spine02_03",
+            "neck" => "b_Neck_04",
+            "head" => "b_Head_05",
+            "tail1" => "b_Tail01_012",
+            "tail2" => "b_Tail02_013",
+            "tail3" => "b_Tail03_014",
+            "front_l" => "b_LeftUpperArm_09",
+            "front_l2" => "b_LeftForeArm_010",
+            "front_l3" => "b_LeftHand_011",
+            "front_r" => "b_RightUpperArm_06",
+            "front_r2" => "b_RightForeArm_07",
+            "front_r3" => "b_RightHand_08",
+            "back_l" => "b_LeftLeg01_015",
+            "back_l2" => "b_LeftLeg02_016",
+            "back_l3" => "b_LeftFoot01_017",
+            "back_r" => "b_RightLeg01_019",
+            "back_r2" => "b_RightLeg02_020",
+            "back_r3" => "b_RightFoot01_021",
+            other => panic!("unnamed joint {other}"),
+        }
+        .to_owned();
+    }
+    rig
+}
+
+#[test]
+fn the_same_creature_lower_cased_or_run_together_maps_every_joint_by_name() {
+    let a = fox_named();
+    for style in ["lower case", "no separators"] {
+        let mut b = a.clone();
+        for n in &mut b.0 {
+            *n = match style {
+                "lower case" => n.to_lowercase(),
+                _ => n.replace('_', ""),
+            };
+        }
+        // Laid out facing +X, as creature mocap often is: its chain tags say nothing.
+        let turn = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        b.2 = b.2.iter().map(|p| turn * *p).collect();
+        let m = map(&a, &b);
+        assert_eq!(m.len(), b.0.len(), "{style}: every joint mapped");
+        for p in m.pairs() {
+            assert_eq!(p.source, p.target, "{style}: {}", b.0[p.target]);
+            assert_eq!(
+                p.method,
+                MapMethod::SimilarName,
+                "{style}: {}",
+                b.0[p.target]
+            );
+        }
+    }
+}

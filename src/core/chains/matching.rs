@@ -248,14 +248,23 @@ fn spine_matches(source: &Side, target: &Side, limbs: &[ChainMatch], out: &mut V
 /// bones agree in proportion (CMU's clavicle is skipped by an arm that starts at its
 /// upper arm; a shortened tail keeps its end's direction). Otherwise the ends pair, and
 /// each target joint takes the last source joint at or before its place along the chain,
-/// so a bone split in three turns as one bone.
+/// so a bone split in three turns as one bone. A source chain's last joints that add no
+/// length (a BVH End Site at its bone's end) pair only where the target has joints for them:
+/// they carry no direction, and a target foot paired with one is lost to the measures.
 pub fn pair_joints(
     source: (&[usize], &[Vec3]),
     target: (&[usize], &[Vec3]),
 ) -> Vec<(usize, usize)> {
-    let (sj, tj) = (source.0, target.0);
+    let (mut sj, tj) = (source.0, target.0);
     if sj.is_empty() || tj.is_empty() {
         return Vec::new();
+    }
+    let length = *lengths_along(sj, source.1).last().unwrap_or(&0.0);
+    while let [.., a, b] = sj
+        && sj.len() > tj.len()
+        && source.1[*a].distance(source.1[*b]) <= 1e-4 * length
+    {
+        sj = &sj[..sj.len() - 1];
     }
     if sj.len() >= tj.len() {
         let tail = &sj[sj.len() - tj.len()..];
@@ -283,14 +292,20 @@ pub fn pair_joints(
         .collect()
 }
 
-/// Cumulative length along `joints`, as fractions of the whole (0 at the start, 1 at the
-/// end); a chain without length spreads its joints evenly.
-fn fractions(joints: &[usize], positions: &[Vec3]) -> Vec<f32> {
+/// Cumulative length along `joints`, from 0 at the first.
+fn lengths_along(joints: &[usize], positions: &[Vec3]) -> Vec<f32> {
     let mut acc = vec![0.0];
     for w in joints.windows(2) {
         let last = *acc.last().unwrap();
         acc.push(last + positions[w[0]].distance(positions[w[1]]));
     }
+    acc
+}
+
+/// Cumulative length along `joints`, as fractions of the whole (0 at the start, 1 at the
+/// end); a chain without length spreads its joints evenly.
+fn fractions(joints: &[usize], positions: &[Vec3]) -> Vec<f32> {
+    let acc = lengths_along(joints, positions);
     let total = *acc.last().unwrap();
     if total <= 1e-9 {
         let n = (joints.len().max(2) - 1) as f32;
@@ -413,5 +428,23 @@ mod tests {
         let arm = [Vec3::X * 0.15, Vec3::X * 0.45, Vec3::X * 0.7];
         let pairs = pair_joints((&[0, 1, 2, 3], &clavicle), (&[0, 1, 2], &arm));
         assert_eq!(pairs, [(1, 0), (2, 1), (3, 2)]);
+    }
+
+    #[test]
+    fn an_end_site_without_length_is_no_joint_of_its_own() {
+        // A fox's hind leg from its BVH (an End Site on the foot) onto the fox's own leg.
+        let leg = [
+            Vec3::ZERO,
+            Vec3::new(0.0, -0.2, 0.02),
+            Vec3::new(0.0, -0.4, -0.08),
+            Vec3::new(0.0, -0.55, -0.03),
+        ];
+        let mut bvh = leg.to_vec();
+        bvh.push(leg[3]);
+        let pairs = pair_joints((&[0, 1, 2, 3, 4], &bvh), (&[0, 1, 2, 3], &leg));
+        assert_eq!(pairs, [(0, 0), (1, 1), (2, 2), (3, 3)]);
+        // Where the target has a joint for it, it pairs.
+        let pairs = pair_joints((&[0, 1, 2, 3, 4], &bvh), (&[0, 1, 2, 3, 4], &bvh));
+        assert_eq!(pairs.len(), 5);
     }
 }

@@ -86,6 +86,13 @@ pub fn research_dataset_layout(bvh: &str, seed: u64, away: DVec3) -> String {
 /// A quadruped's mocap: the Fox's walk written as BVH (in metres, Y up) by our writer,
 /// then turned to face +X as creature mocap often does (a long body along X).
 pub fn fox_walk_bvh_facing_x() -> String {
+    fox_walk_bvh_travelling(90.0, 0.0)
+}
+
+/// The Fox's walk as BVH (metres, Y up), walking forward `lengths` of its body's length over
+/// the clip (the Fox's own walk keeps to one spot; real mocap travels), the whole world then
+/// turned `yaw_degrees` about +Y: 0 faces +Z as the Fox does, 90 faces +X, 180 faces -Z.
+pub fn fox_walk_bvh_travelling(yaw_degrees: f64, lengths: f64) -> String {
     use retarget_studio::core::Unit;
     use retarget_studio::io::bvh_export::{BvhExportOptions, export_bvh};
     let fox = crate::common::load("gltf/Fox.glb");
@@ -101,9 +108,26 @@ pub fn fox_walk_bvh_facing_x() -> String {
         ..BvhExportOptions::default()
     };
     export_bvh(&fox.skeletons[clip.skeleton], &clip.clip, &options, &path).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
+    let mut b = Bvh::parse(&std::fs::read_to_string(&path).unwrap());
+    // The body's length along +Z (its facing), from the zero pose's joints.
+    let mut world = vec![DVec3::ZERO; b.nodes.len()];
+    for (j, n) in b.nodes.iter().enumerate() {
+        world[j] = n.parent.map_or(DVec3::ZERO, |p| world[p]) + n.offset;
+    }
+    let (lo, hi) = world.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.z), hi.max(p.z))
+    });
+    let z = b.nodes[0]
+        .channels
+        .iter()
+        .position(|c| c == "Zposition")
+        .expect("the root has a Zposition channel");
+    let last = (b.frames.len().max(2) - 1) as f64;
+    for (k, frame) in b.frames.iter_mut().enumerate() {
+        frame[z] += lengths * (hi - lo) * k as f64 / last;
+    }
     super::bvh_variants::turned_bvh(
-        &text,
-        glam::DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+        &b.write(),
+        glam::DQuat::from_rotation_y(yaw_degrees.to_radians()),
     )
 }
