@@ -3,7 +3,7 @@
 
     scripts/fbx-vs-blender.py [FILE.fbx ...]
 
-For each file (default: assets/fbx/*.fbx) that Blender 3.4's importer accepts (binary FBX
+For each file (default: every .fbx under assets/fbx) that Blender 3.4's importer accepts (binary FBX
 7.1 or later; ASCII and older files are skipped here, as Blender refuses them), Blender runs
 once: shared/tools/pose-dump dumps the first animation stack that has keys, and
 `retarget-studio dump-pose --clip <that stack>` dumps the same stack as our reader sees it.
@@ -54,7 +54,9 @@ def compare(path, tmp):
     # measured against it unscaled, so a unit or scale error still shows.
     ys = [p[0][1] for p in dump["joints"].values()]
     height = max(max(ys) - min(ys), 1e-9)
-    r = subprocess.run([OURS, "dump-pose", path, "--clip", stack, "-o", ours],
+    # A file with no animation stack (a character in its rest pose) is compared at rest.
+    clip = ["--clip", stack] if stack else []
+    r = subprocess.run([OURS, "dump-pose", path, *clip, "-o", ours],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return False, f"dump-pose failed: {r.stderr.strip()[-400:]}"
@@ -62,11 +64,12 @@ def compare(path, tmp):
                         "--relative", "--height-a", str(height), "--height-b", str(height),
                         "--tol-max", str(TOL)], capture_output=True, text=True)
     last = (r.stdout.strip().splitlines() or [r.stderr.strip() or "(no output)"])[-1]
-    return r.returncode == 0, f"stack '{stack}': {last}"
+    return r.returncode == 0, f"stack '{stack or '(rest)'}': {last}"
 
 
 def main():
-    files = sys.argv[1:] or sorted(glob.glob(os.path.join(ROOT, "assets", "fbx", "*.fbx")))
+    files = sys.argv[1:] or sorted(
+        glob.glob(os.path.join(ROOT, "assets", "fbx", "**", "*.fbx"), recursive=True))
     failed = checked = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:

@@ -39,16 +39,26 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<String> {
         super::progress::file_name(&args.file)
     ))?;
     let asset = crate::io::load(&args.file, &ImportOptions::default())?;
-    let entry = match &args.clip {
-        Some(name) => asset
-            .find_clip(name)
-            .with_context(|| format!("{}: no clip named '{name}'", args.file.display()))?,
-        None => asset
-            .clips
-            .first()
-            .with_context(|| format!("{}: no clips", args.file.display()))?,
+    // A character with no clip (a rig in its rest pose) dumps that pose, as pose-dump does.
+    let rest_only;
+    let (skeleton, clip) = match &args.clip {
+        Some(name) => {
+            let entry = asset
+                .find_clip(name)
+                .with_context(|| format!("{}: no clip named '{name}'", args.file.display()))?;
+            (&asset.skeletons[entry.skeleton], &entry.clip)
+        }
+        None => match asset.clips.first() {
+            Some(entry) => (&asset.skeletons[entry.skeleton], &entry.clip),
+            None => {
+                let skeleton = (asset.skeletons.first())
+                    .with_context(|| format!("{}: no skeleton", args.file.display()))?;
+                let tracks = vec![crate::core::JointTracks::default(); skeleton.len()];
+                rest_only = crate::core::Clip::new("(rest)", tracks, None);
+                (skeleton, &rest_only)
+            }
+        },
     };
-    let (skeleton, clip) = (&asset.skeletons[entry.skeleton], &entry.clip);
     let frames: Vec<f32> = match args.fps {
         Some(fps) => {
             let n = (clip.duration_secs() * fps).floor() as usize + 1;

@@ -36,11 +36,15 @@ impl RigSide<'_> {
             .map(|l| l.bone)
     }
 
-    /// Whether joint `j` hangs apart from the body: neither it nor any joint above or below
-    /// it carries a humanoid label (UE's `ik_foot_root → ik_foot_l`, `ik_hand_gun`, a prop
-    /// socket under the root). Paired by name, such a joint takes its source's translation:
-    /// the file keys it to follow a foot or a hand.
+    /// Whether joint `j` hangs apart from the body: the skin's weights put it off the
+    /// skeleton they deform, and neither it nor any joint above or below it carries a
+    /// humanoid label (UE's `ik_foot_root → ik_foot_l`, `ik_hand_gun`, a prop socket under
+    /// the root). Paired by name, such a joint takes its source's translation: the file
+    /// keys it to follow a foot or a hand.
     fn off_body(&self, j: usize) -> bool {
+        if self.deforms.is_none() || self.deforms(j) {
+            return false;
+        }
         let labelled = |k: usize| self.label(k).is_some();
         let mut at = Some(j);
         while let Some(k) = at {
