@@ -27,7 +27,8 @@ AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate":
 
 # What this Blender cannot import (no Draco library; glTF extensions its add-on lacks): such
 # files are read by ref-dump, the tools' pure-Python evaluator, instead.
-BLENDER_CANNOT = ("libextern_draco", "is not available on this addon version")
+BLENDER_CANNOT = ("libextern_draco", "is not available on this addon version",
+                  "unsupported input type '.vrma'")
 # pose-dump options ref-dump does not take, with their values.
 BLENDER_ONLY = ("--armature",)
 
@@ -42,7 +43,9 @@ def dump(args):
         if r.returncode != 0 and any(c in r.stderr for c in BLENDER_CANNOT):
             plain = [a for i, a in enumerate(extra)
                      if a not in BLENDER_ONLY and (i == 0 or extra[i - 1] not in BLENDER_ONLY)]
-            r = subprocess.run([os.path.join(TOOLS, "ref-dump"), path, "-o", out] + plain,
+            # A VRMA has no armature: its animated nodes are the joints.
+            nodes = ["--all-nodes"] if path.endswith(".vrma") else []
+            r = subprocess.run([os.path.join(TOOLS, "ref-dump"), path, "-o", out] + plain + nodes,
                                capture_output=True, text=True)
             if r.returncode == 0:
                 print(f"read by ref-dump (Blender cannot import it): {path}")

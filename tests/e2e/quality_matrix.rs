@@ -136,9 +136,10 @@ fn walks() -> Sources {
 }
 
 /// Real files of the classes studios meet, as read: a Rigify export with its controls and
-/// a second armature, a game character with IK feet and swapped thumb names, a twist-bone
-/// rig in FBX with a decoy arm, a Draco-compressed character with rest ≠ bind, and a
-/// meshopt-compressed avatar with fake leaf joints and no clip.
+/// a second armature and a deform-only one, game characters with IK feet and swapped thumb
+/// names or keyed IK controls, a twist-bone rig in FBX with a decoy arm, a Draco-compressed
+/// character with rest ≠ bind, and a meshopt-compressed avatar with fake leaf joints and no
+/// clip; under the walks and a VRMA idle written by three.js.
 fn class_files() -> (Sources, Targets) {
     let targets = [
         (
@@ -161,12 +162,26 @@ fn class_files() -> (Sources, Targets) {
             "VALID(meshopt)",
             "gltf/morph/valid_hispanic_f2_meshopt_65morphs.glb",
         ),
+        (
+            "minnyquinn(rigify-DEF)",
+            "gltf/rigify/minnyquinn_rigify_DEF_rootmotion_pair.glb",
+        ),
+        (
+            "KayKit(ik-controls)",
+            "gltf/ik_controls/kaykit_rogue_ik_controls_chibi.glb",
+        ),
     ];
     let targets = targets
         .into_iter()
         .map(|(label, rel)| (label.to_owned(), asset_path(rel)))
         .collect();
-    (walks(), targets)
+    let mut sources = walks();
+    sources.push((
+        "idle(vrma)".to_owned(),
+        asset_path("vrma/chatvrm_idle_loop_bvh_names.vrma"),
+        None,
+    ));
+    (sources, targets)
 }
 
 /// BVH targets: CMU's 01_01 as read and as other tools write it (Z up, the root OFFSET at
