@@ -42,6 +42,7 @@ pub fn table(session: &Session) -> String {
     let src = session.source.skeleton();
     let tgt = session.target.skeleton();
     let agreement = session.reference_agreement();
+    let twists = session.twist_bones();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -76,7 +77,12 @@ pub fn table(session: &Session) -> String {
                 );
             }
             None => {
-                let _ = writeln!(out, "{name:<32} {:<32}", "(unmapped)");
+                // A twist bone follows its limb: its share of the limb's roll.
+                let how = match twists.iter().find(|(n, _)| *n == tgt.names()[t]) {
+                    Some((_, w)) => format!("(twist bone, {w:.2} of the roll)"),
+                    None => "(unmapped)".to_owned(),
+                };
+                let _ = writeln!(out, "{name:<32} {how:<32}");
             }
         }
     }

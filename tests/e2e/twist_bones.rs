@@ -247,7 +247,24 @@ fn a_twist_share_set_by_hand_is_undone_and_saved() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("twist.glb");
     std::fs::write(&path, variant).unwrap();
-    let mut s = session(&asset_path("bvh/02_01.bvh"), &path);
+    // `map` tells which joints it reads as twist bones, and their shares.
+    let source = asset_path("bvh/02_01.bvh");
+    let table = crate::common::cli_ok(&[
+        "map",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        path.to_str().unwrap(),
+    ]);
+    for t in &twists {
+        let row = table
+            .lines()
+            .find(|l| l.trim_start().starts_with(&t.name))
+            .unwrap();
+        let share = format!("(twist bone, {:.2} of the roll)", t.along);
+        assert!(row.contains(&share), "map shows {row}");
+    }
+    let mut s = session(&source, &path);
     let forearm = twists.iter().find(|t| t.along > 0.7).unwrap();
     let by_place = forearm_twist_rolls(&s, forearm);
     let before = s.edit_state();
