@@ -318,3 +318,40 @@ fn the_mirror_plane_can_be_set_to_a_world_axis_and_the_path_kept() {
     h.run_steps(1);
     assert!(plane(&h).hips_translation, "undo brings the path rule back");
 }
+
+/// The Solve tab lists a rig's twist bones with their shares; a key on a share's slider is
+/// one edit, and undo takes it back.
+#[test]
+fn the_solve_tab_sets_a_twist_bone_s_share_with_undo() {
+    use crate::common::file_variants::twist::{TwistLayout, twist_bones};
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let plain = std::fs::read(assets.join("gltf/CesiumMan.glb")).unwrap();
+    let (variant, twists) = twist_bones(&plain, TwistLayout::Beside);
+    let target = dir.path().join("twist.glb");
+    std::fs::write(&target, variant).unwrap();
+    let session = Session::automatic(
+        &assets.join("bvh/02_01.bvh"),
+        &target,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let project = dir.path().join("twist.ron");
+    session.to_project().save(&project).unwrap();
+    let mut h = harness(project, Tab::Solve);
+    h.get_by_label("Twist bones").click();
+    h.run_steps(2);
+    let bone = &twists[0].name;
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, bone)
+        .focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::ArrowLeft);
+    h.run_steps(2);
+    let set = h.state().doc.session.clone().unwrap().twists;
+    assert_eq!(set.len(), 1, "one share set: {set:?}");
+    assert_eq!(&set[0].0, bone);
+    assert!(set[0].1 < twists[0].along, "{set:?}");
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(1);
+    assert!(h.state().doc.session.as_ref().unwrap().twists.is_empty());
+}
