@@ -3,20 +3,15 @@
 //! bound 0.8 of its size away, down and aside, must retarget exactly as itself, as target
 //! and as source, and pass the same measures.
 
-use crate::common::asset_path;
 use crate::common::file_variants::bound_elsewhere;
+use crate::common::{asset_path, session};
 use glam::Vec3;
 use retarget_studio::core::Pose;
 use retarget_studio::core::quality::{Report, Thresholds};
-use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::path::Path;
 
 const SHIFT: Vec3 = Vec3::new(0.3, -0.8, 0.1);
-
-fn session(source: &Path, target: &Path) -> Session {
-    Session::automatic(source, target, &ImportOptions::default()).unwrap()
-}
 
 /// The target's world joint positions at each output frame.
 fn output(session: &Session, clip: Option<&str>) -> Vec<Vec<Vec3>> {

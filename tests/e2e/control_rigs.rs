@@ -3,16 +3,9 @@
 //! controls, IK targets and poles must stay where their parents take them.
 
 use crate::common::file_variants::controls::{ik_controls, ik_feet_from_root, rigify_controls};
-use crate::common::{asset_path, world_frames};
+use crate::common::{asset_path, session, world_frames};
 use retarget_studio::core::{HumanBone, Pose};
-use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
-use std::path::Path;
-
-fn session(source: &Path, target: &Path) -> Session {
-    Session::automatic(source, target, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("{} onto {}: {e}", source.display(), target.display()))
-}
 
 /// The worst distance, over height, between each joint of the plain rig and its namesake
 /// (`renamed(name)`) on the variant, over a retargeted clip of each.

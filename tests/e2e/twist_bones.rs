@@ -3,32 +3,13 @@
 //! must stay on its limb and turn about it by its share of the limb's roll, and one rig in
 //! a T-pose onto itself in an A-pose must keep every joint where its parent holds it.
 
-use crate::common::asset_path;
 use crate::common::file_variants::twist::{TwistBone, TwistLayout, arms_lowered, twist_bones};
+use crate::common::{asset_path, session, world_matrices};
 use glam::{Mat4, Quat, Vec3};
 use retarget_studio::core::ik::limits::swing_twist_deg;
 use retarget_studio::core::reference::rotation_of;
-use retarget_studio::core::{Clip, Pose, Skeleton};
-use retarget_studio::io::ImportOptions;
+use retarget_studio::core::{Pose, Skeleton};
 use retarget_studio::session::{Edit, Session};
-use std::path::Path;
-
-fn session(source: &Path, target: &Path) -> Session {
-    Session::automatic(source, target, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("{} onto {}: {e}", source.display(), target.display()))
-}
-
-/// World transforms of `clip` on `s` at `frames` evenly spaced times.
-fn world_matrices(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Mat4>> {
-    (0..frames)
-        .map(|k| {
-            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_matrices(s)
-        })
-        .collect()
-}
 
 fn height(s: &Skeleton) -> f32 {
     let ys: Vec<f32> = Pose::rest(s)

@@ -5,37 +5,13 @@
 use crate::core::pose::Pose;
 use glam::{Quat, Vec3};
 
-/// Turns `joints` (a parent-to-child path, root first) of `pose` so each bone points from
-/// `points[i]` to `points[i + 1]`. `world` holds every joint's world rotation for the pose as
-/// it is (`reference::world_rotations_into`), and `parent_world` the world rotation above the
-/// chain's root; `world` is left stale for the chain's joints.
+/// Turns `joints` (a path from the root down, each an ancestor of the next) of `pose` so
+/// each bone points from `points[i]` to `points[i + 1]`; the joints between two of them (a
+/// twist bone inside a thigh, a helper above a knee) ride on the upper one. `world` holds
+/// every joint's world rotation for the pose as it is (`reference::world_rotations_into`),
+/// and `parent_world` the world rotation above the chain's root; `world` is left stale for
+/// the chain's joints.
 pub fn lay_along(
-    pose: &mut Pose,
-    joints: &[usize],
-    points: &[Vec3],
-    world: &[Quat],
-    parent_world: Quat,
-) {
-    let Some(&last) = joints.last() else {
-        return;
-    };
-    let mut parent = parent_world;
-    for i in 0..joints.len() - 1 {
-        let j = joints[i];
-        let current = parent * pose.rotations[j];
-        let along = current * pose.translations[joints[i + 1]];
-        let want = points[i + 1] - points[i];
-        let turn = arc(along, want);
-        let turned = (turn * current).normalize();
-        pose.rotations[j] = (parent.inverse() * turned).normalize();
-        parent = turned;
-    }
-    pose.rotations[last] = (parent.inverse() * world[last]).normalize();
-}
-
-/// As [`lay_along`], for a path whose joints need not be parent and child: the joints between
-/// two of them (a twist bone inside a thigh, a helper above a knee) ride on the upper one.
-pub fn lay_along_path(
     pose: &mut Pose,
     parents: &[Option<usize>],
     joints: &[usize],
@@ -129,7 +105,15 @@ mod tests {
             Vec3::new(0.0, 0.6, 0.3),
             Vec3::new(0.0, 0.2, 0.0),
         ];
-        lay_along(&mut pose, &[0, 1, 2], &points, &world, Quat::IDENTITY);
+        let parents = [None, Some(0), Some(1)];
+        lay_along(
+            &mut pose,
+            &parents,
+            &[0, 1, 2],
+            &points,
+            &world,
+            Quat::IDENTITY,
+        );
         let p = pose.world_positions(&s);
         for (got, want) in p.iter().zip(points) {
             assert!(got.abs_diff_eq(want, 1e-5), "{got} vs {want}");

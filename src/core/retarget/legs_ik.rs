@@ -4,7 +4,7 @@
 //! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.
 
 use super::leg_options::PoleAt;
-use super::plan::{SideReference, chain_to_root};
+use super::plan::{RotationSolve, SideReference, chain_to_root};
 use super::root::Legs;
 use crate::core::contacts::ContactThresholds;
 use crate::core::ik::{IkCache, JointLimit};
@@ -122,36 +122,15 @@ fn path(parents: &[Option<usize>], top: usize, foot: usize) -> Option<Vec<usize>
     None
 }
 
-/// `joints` (a path from a leg's top to its foot) without the twist bones inside it: an
-/// unmapped joint on the line between its mapped neighbours, below a labelled thigh or
-/// shin or named twist. IK bending at one would break the limb where no knee is.
-fn twist_free(
-    joints: Vec<usize>,
-    map: &BoneMap,
-    target: &Skeleton,
-    tgt: &SideReference,
-) -> Vec<usize> {
-    let mapped = |j: usize| map.for_target(j).is_some();
-    let pos = &tgt.positions;
-    let mut kept: Vec<usize> = Vec::with_capacity(joints.len());
-    for (k, &j) in joints.iter().enumerate() {
-        let (Some(&prev), Some(&next)) =
-            (kept.last(), joints[k + 1..].iter().find(|&&n| mapped(n)))
-        else {
-            kept.push(j);
-            continue;
-        };
-        let limb = map
-            .for_target(prev)
-            .and_then(|p| p.bone)
-            .is_some_and(|b| b.segment_end().is_some());
-        let named = crate::core::humanoid::says_twist(&target.names()[j]);
-        let inside = crate::core::humanoid::along_segment(pos[prev], pos[next], pos[j]).is_some();
-        if mapped(j) || !inside || !(limb || named) {
-            kept.push(j);
-        }
-    }
-    kept
+/// `joints` (a path from a leg's top to its foot) without the joints the plan solves as
+/// twist bones (`twist`): IK bending at one would break the limb where no knee is.
+fn twist_free(joints: Vec<usize>, solves: &[RotationSolve]) -> Vec<usize> {
+    let inside = |j: usize| matches!(solves[j], RotationSolve::Twist(_));
+    let last = joints.len().saturating_sub(1);
+    (joints.iter().enumerate())
+        .filter(|&(k, &j)| k == 0 || k == last || !inside(j))
+        .map(|(_, &j)| j)
+        .collect()
 }
 
 fn path_leg(
@@ -187,9 +166,10 @@ pub(super) fn legs(
     target: &Skeleton,
     tgt_ref: &SideReference,
     source_parents: &[Option<usize>],
+    solves: &[RotationSolve],
 ) -> Vec<LegIk> {
     let parents = target.parents();
-    let mut legs: Vec<LegIk> = found_legs(map, target, tgt_ref)
+    let mut legs: Vec<LegIk> = found_legs(map, target, tgt_ref, solves)
         .into_iter()
         .map(|mut leg| {
             leg.foot_chain = chain_to_root(parents, leg.foot());
@@ -206,7 +186,12 @@ pub(super) fn legs(
     legs
 }
 
-fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<LegIk> {
+fn found_legs(
+    map: &BoneMap,
+    target: &Skeleton,
+    tgt_ref: &SideReference,
+    solves: &[RotationSolve],
+) -> Vec<LegIk> {
     let limit_of = |j: usize| {
         map.for_target(j)
             .and_then(|p| p.bone)
@@ -226,7 +211,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
                 let foot = t.feet[k];
                 match path(parents, upper[k], foot) {
                     Some(joints) if is_ancestor_in(parents, lower[k], foot) => {
-                        let joints = twist_free(joints, map, target, tgt_ref);
+                        let joints = twist_free(joints, solves);
                         path_leg(joints, s.feet[k], tgt_ref, limit_of)
                     }
                     _ => {
@@ -255,7 +240,7 @@ fn found_legs(map: &BoneMap, target: &Skeleton, tgt_ref: &SideReference) -> Vec<
         .iter()
         .filter_map(|leg| {
             let (&top, &foot) = (leg.target.first()?, leg.target.last()?);
-            let joints = twist_free(path(parents, top, foot)?, map, target, tgt_ref);
+            let joints = twist_free(path(parents, top, foot)?, solves);
             path_leg(joints, *leg.source.last()?, tgt_ref, limit_of)
         })
         .collect()

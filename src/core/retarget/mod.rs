@@ -275,6 +275,7 @@ impl Retargeter {
         let rigid =
             copies::rigid_scales(source_container, target_container, &target_reference.locals)
                 .filter(|_| translations.iter().any(|t| t.local.is_some()));
+        let legs = legs_ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len());
         let mut retargeter = Self {
             source_parents: source.parents().to_vec(),
@@ -290,7 +291,7 @@ impl Retargeter {
             roots,
             follows,
             same_rig: false,
-            legs: legs_ik::legs(map, target, &tgt_ref, source.parents()),
+            legs,
             solve: plant::SolveSettings::frame_by_frame(),
             last_plant: plant::PlantReport::default(),
             mirror_twins: None,

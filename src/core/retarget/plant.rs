@@ -19,7 +19,7 @@ use super::plan::chain_to_root;
 use super::plant_goals::{Hold, Sizes, drop_to_reach, eased_goals, smoothed_max};
 use super::root::chain_world;
 use crate::core::contacts::{ContactThresholds, FootContact, detect, settled_from};
-use crate::core::ik::{arc, cache::bend_of, chain::lay_along_path, fabrik, two_bone};
+use crate::core::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
 use crate::core::pose::Pose;
 use crate::core::reference::rotation_of;
 use crate::core::skeleton::Skeleton;
@@ -407,7 +407,7 @@ impl Retargeter {
                     *o = pose.rotations[j];
                 }
                 let parents = target.parents();
-                lay_along_path(
+                lay_along(
                     pose,
                     parents,
                     joints,

@@ -98,7 +98,14 @@ impl Retargeter {
                 }
                 missed[f] = missed[f].max(pts[n - 1].distance(goal));
                 let parent = target.parents()[chain.joints[0]].map_or(turn, |p| rotations[p]);
-                lay_along(pose, &chain.joints, pts, &rotations, parent);
+                lay_along(
+                    pose,
+                    target.parents(),
+                    &chain.joints,
+                    pts,
+                    &rotations,
+                    parent,
+                );
             }
         }
         missed

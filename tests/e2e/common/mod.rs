@@ -88,12 +88,29 @@ pub fn interrupt_at_test_hook(
 
 /// World joint positions of `clip` on `skeleton` at `frames` evenly spaced times.
 pub fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> {
+    world_matrices(s, clip, frames)
+        .iter()
+        .map(|f| f.iter().map(|m| m.w_axis.truncate()).collect())
+        .collect()
+}
+
+/// World joint transforms of `clip` on `skeleton` at `frames` evenly spaced times.
+pub fn world_matrices(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<glam::Mat4>> {
     (0..frames)
         .map(|k| {
             let t = clip.start_secs() + clip.duration_secs() * k as f32 / (frames - 1) as f32;
             let mut pose = Pose::rest(s);
             clip.sample(t, &mut pose);
-            pose.world_positions(s)
+            pose.world_matrices(s)
         })
         .collect()
+}
+
+/// The automatic session of two files, or a panic naming both.
+pub fn session(
+    source: &std::path::Path,
+    target: &std::path::Path,
+) -> retarget_studio::session::Session {
+    retarget_studio::session::Session::automatic(source, target, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{} onto {}: {e}", source.display(), target.display()))
 }
