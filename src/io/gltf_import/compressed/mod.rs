@@ -270,6 +270,16 @@ fn read_integers(
         .get(view.buffer.value())
         .map(|b| &b.0[..])
         .unwrap_or_default();
+    // The last element must lie inside the buffer before anything is allocated for them
+    // all: the count is the file's word, and a mutant says billions.
+    let last = count
+        .checked_sub(1)
+        .map(|l| l.checked_mul(stride)?.checked_add(start)?.checked_add(element));
+    if let Some(end) = last
+        && end.is_none_or(|end| end > data.len())
+    {
+        return Err(format!("its {count} elements lie outside their buffer"));
+    }
     let mut out = Vec::with_capacity(count * n);
     for i in 0..count {
         let at = i.checked_mul(stride).and_then(|o| o.checked_add(start));
@@ -311,5 +321,32 @@ mod tests {
             300.0
         );
         assert_eq!(component(ComponentType::U8, &[255], true), 1.0);
+    }
+
+    /// A mutant's count of billions is refused before anything is allocated for it (the
+    /// long fuzz run's seed 20261127 asked for 34 GB and 12 PB here).
+    #[test]
+    fn a_quantized_count_past_its_buffer_is_refused_before_allocating() {
+        for count in [4_000_000_000u64, 3, 1 << 60] {
+            let root: Root = serde_json::from_value(serde_json::json!({
+                "asset": {"version": "2.0"},
+                "buffers": [{"byteLength": 12}],
+                "bufferViews": [{"buffer": 0, "byteLength": 12}],
+                "accessors": [{"bufferView": 0, "componentType": 5123, "count": count, "type": "VEC3"}],
+            }))
+            .unwrap();
+            let buffers = vec![gltf::buffer::Data(vec![0; 12])];
+            let read = read_integers(&root, &buffers, &root.accessors[0]);
+            assert!(read.is_err(), "count {count}: {read:?}");
+        }
+        let root: Root = serde_json::from_value(serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 12}],
+            "bufferViews": [{"buffer": 0, "byteLength": 12}],
+            "accessors": [{"bufferView": 0, "componentType": 5123, "count": 2, "type": "VEC3"}],
+        }))
+        .unwrap();
+        let buffers = vec![gltf::buffer::Data(vec![0; 12])];
+        assert_eq!(read_integers(&root, &buffers, &root.accessors[0]).unwrap().len(), 6);
     }
 }
