@@ -8,7 +8,8 @@ per case (a BVH for a BVH target) and manifest.json. Each source, output and tar
 (shared/tools/pose-dump) and measured by shared/tools/judge. Every case must pass the thresholds (except
 the measures the manifest lists as known), and judge must agree with our own `check` figures
 (an independent reader: a bug shared by our reader and writer does not fool Blender; a file
-this Blender cannot import, Draco or an extension its add-on lacks, is read by ref-dump). The
+this Blender cannot import, Draco, an extension its add-on lacks or a humanoid with no skin, is
+read by ref-dump). The
 target's own pose is its file posed in its bind pose with no animation (`target_bind`), or, for
 a BVH target, the target file itself: its own clip, whose lowest feet are its floor.
 Exit 0 when all hold, 1 otherwise. Python standard library only.
@@ -25,10 +26,12 @@ LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate
 AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0}
 
 
+# A humanoid of bare nodes (a VRM with no skin): Blender makes empties, not an armature.
+NO_ARMATURE = "no armature (skeleton) found"
 # What this Blender cannot import (no Draco library; glTF extensions its add-on lacks): such
 # files are read by ref-dump, the tools' pure-Python evaluator, instead.
 BLENDER_CANNOT = ("libextern_draco", "is not available on this addon version",
-                  "unsupported input type '.vrma'")
+                  "unsupported input type '.vrma'", NO_ARMATURE)
 # pose-dump options ref-dump does not take, with their values.
 BLENDER_ONLY = ("--armature",)
 
@@ -43,8 +46,9 @@ def dump(args):
         if r.returncode != 0 and any(c in r.stderr for c in BLENDER_CANNOT):
             plain = [a for i, a in enumerate(extra)
                      if a not in BLENDER_ONLY and (i == 0 or extra[i - 1] not in BLENDER_ONLY)]
-            # A VRMA has no armature: its animated nodes are the joints.
-            nodes = ["--all-nodes"] if path.endswith(".vrma") else []
+            # A VRMA or a skinless humanoid has no armature: its nodes are the joints.
+            bare = path.endswith(".vrma") or NO_ARMATURE in r.stderr
+            nodes = ["--all-nodes"] if bare else []
             r = subprocess.run([os.path.join(TOOLS, "ref-dump"), path, "-o", out] + plain + nodes,
                                capture_output=True, text=True)
             if r.returncode == 0:

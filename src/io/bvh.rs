@@ -132,8 +132,16 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
     let mut skeleton = build_skeleton(&name, &joints)?;
     skeleton.label_unlabelled(crate::core::HumanBone::from_mixamo);
     let mut clips = Vec::new();
+    let deltas = position_deltas(&joints, &frames);
+    if deltas {
+        warnings.push(
+            "position channels below the root are near zero where their OFFSETs are not: \
+             read as deltas added to the OFFSET (MakeHuman's convention), not in its place"
+                .to_owned(),
+        );
+    }
     if frame_count > 0 {
-        let clip = build_clip(&name, &joints, &frames, frame_time)
+        let clip = build_clip(&name, &joints, &frames, frame_time, deltas)
             .map_err(|e| err(motion_line, e.to_string()))?;
         clips.push(AssetClip {
             skeleton: 0,
@@ -372,11 +380,42 @@ fn euler_to_quat(order: &[usize], degrees: &[f32]) -> Quat {
         })
 }
 
+/// Whether the file writes position channels below the root as deltas added to the OFFSET
+/// (MakeHuman does) rather than in its place (the usual reading, and Blender's): most such
+/// joints with an OFFSET of some length keep their channels under a tenth of it in every
+/// frame. Read in place, those bones would fold onto their parents.
+fn position_deltas(joints: &[BvhJoint], frames: &[Vec<f32>]) -> bool {
+    let (mut small, mut judged) = (0usize, 0usize);
+    let mut first = 0;
+    for j in joints {
+        let cols = first..first + j.channels.len();
+        first = cols.end;
+        let offset = j.offset.unwrap_or(Vec3::ZERO).length();
+        let has_position = j.channels.iter().any(|c| matches!(c, Channel::Position(_)));
+        if j.parent.is_none() || !has_position || offset <= 1e-4 || frames.is_empty() {
+            continue;
+        }
+        judged += 1;
+        let near_zero = frames.iter().all(|f| {
+            let mut p = Vec3::ZERO;
+            for (c, v) in j.channels.iter().zip(&f[cols.clone()]) {
+                if let Channel::Position(a) = c {
+                    p[*a] = *v;
+                }
+            }
+            p.length() < 0.1 * offset
+        });
+        small += usize::from(near_zero);
+    }
+    judged >= 3 && small * 5 >= judged * 4
+}
+
 fn build_clip(
     name: &str,
     joints: &[BvhJoint],
     frames: &[Vec<f32>],
     frame_time: f32,
+    deltas: bool,
 ) -> Result<Clip, crate::core::ClipError> {
     // One array for every track: they share their keys.
     let times: std::sync::Arc<[f32]> = (0..frames.len()).map(|i| i as f32 * frame_time).collect();
@@ -396,15 +435,17 @@ fn build_clip(
             .collect();
         let has_position = j.channels.iter().any(|c| matches!(c, Channel::Position(_)));
         if has_position {
-            // A position channel replaces the OFFSET (as Blender reads it); missing axes keep it.
+            // A position channel replaces the OFFSET (as Blender reads it); missing axes keep
+            // it. Below the root of a file of deltas, it is added to it.
             let offset = j.offset.unwrap_or(Vec3::ZERO);
+            let add = deltas && j.parent.is_some();
             let values = frames
                 .iter()
                 .map(|f| {
                     let mut p = offset;
                     for (c, v) in j.channels.iter().zip(&f[cols.clone()]) {
                         if let Channel::Position(a) = c {
-                            p[*a] = *v;
+                            p[*a] = if add { offset[*a] + *v } else { *v };
                         }
                     }
                     p
@@ -470,5 +511,52 @@ mod tests {
         assert_eq!(Channel::parse("Zrotation"), Some(Channel::Rotation(2)));
         assert_eq!(Channel::parse("xposition"), Some(Channel::Position(0)));
         assert_eq!(Channel::parse("Wrotation"), None);
+    }
+
+    /// A chain of four bones along +Y under the root, every joint with six channels whose
+    /// position values are `positions(joint offset)`.
+    fn chain_with_positions(positions: impl Fn(f32) -> f32) -> Asset {
+        let mut text = String::from("HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\n");
+        text += "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n";
+        for j in 0..4 {
+            text += &format!("JOINT j{j}\n{{\nOFFSET 0 {} 0\n", 1.0 + j as f32);
+            text += "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n";
+        }
+        text += "End Site\n{\nOFFSET 0 1 0\n}\n";
+        text += &"}\n".repeat(5);
+        text += "MOTION\nFrames: 2\nFrame Time: 0.1\n";
+        for _ in 0..2 {
+            text += "0 0 0 0 0 0";
+            for j in 0..4 {
+                text += &format!(" 0 {} 0 0 0 0", positions(1.0 + j as f32));
+            }
+            text += "\n";
+        }
+        import_bvh_bytes(Path::new("chain.bvh"), text.as_bytes(), &Default::default()).unwrap()
+    }
+
+    fn second_joint_at(asset: &Asset) -> Vec3 {
+        let track = asset.clips[0].clip.tracks()[2]
+            .translation
+            .as_ref()
+            .unwrap();
+        track.sample(0.0)
+    }
+
+    /// MakeHuman writes position channels as deltas on the OFFSET; others repeat the OFFSET
+    /// or move the joint, both read in its place. Read the first way, MakeHuman's bones
+    /// fold onto their parents.
+    #[test]
+    fn near_zero_position_channels_below_the_root_are_deltas_on_the_offset() {
+        let deltas = chain_with_positions(|_| 0.0);
+        assert_eq!(second_joint_at(&deltas), Vec3::new(0.0, 2.0, 0.0));
+        assert!(deltas.warnings.iter().any(|w| w.contains("deltas")));
+        let repeated = chain_with_positions(|o| o);
+        assert_eq!(second_joint_at(&repeated), Vec3::new(0.0, 2.0, 0.0));
+        let moved = chain_with_positions(|o| 1.5 * o);
+        assert_eq!(second_joint_at(&moved), Vec3::new(0.0, 3.0, 0.0));
+        for asset in [&repeated, &moved] {
+            assert!(!asset.warnings.iter().any(|w| w.contains("deltas")));
+        }
     }
 }

@@ -112,6 +112,21 @@ fn reference_motion(side: &Side, joints: &[usize]) -> Motion {
         .unwrap_or_else(|| motion(side, joints, None, &[0.0]))
 }
 
+impl Session {
+    /// One character on both sides: its own clip `name` is the target's own pose (judge's
+    /// "its own clip"), so a bone the rig's animator stretches (a stag's keyed shoulders) is
+    /// not held rigid, and the floor is the one that clip stands on.
+    fn same_rig_reference(&self, name: &str, joints: &[usize]) -> Option<Motion> {
+        if !self.same_rig() {
+            return None;
+        }
+        let clips = self.target.clips();
+        let own = clips.iter().find(|c| c.name == name)?;
+        let times: Vec<f32> = crate::core::floor::frame_times(own).collect();
+        Some(motion(&self.target, joints, Some(own), &times))
+    }
+}
+
 /// The limb segments whose directions are judged: upper arms, forearms, thighs and shins.
 pub const JUDGED_SEGMENTS: [(HumanBone, HumanBone); 8] = {
     use HumanBone::*;
@@ -326,8 +341,13 @@ impl Session {
         limits: &Thresholds,
     ) -> Result<Report, SessionError> {
         let source_clip = self.source_clip(Some(name))?;
-        let frames = output.frame_count().max(2);
-        let step = source_clip.duration_secs() / (frames - 1) as f32;
+        // A pose (one frame, no duration) is measured once: the same instant twice would be
+        // a foot that stood still for no time, planted wherever it is, a raised one too.
+        let frames = match source_clip.duration_secs() > 0.0 {
+            true => output.frame_count().max(2),
+            false => 1,
+        };
+        let step = source_clip.duration_secs() / (frames.max(2) - 1) as f32;
         let times: Vec<f32> = (0..frames)
             .map(|k| source_clip.start_secs() + k as f32 * step)
             .collect();
@@ -345,7 +365,9 @@ impl Session {
         );
         let target_joints = measured_joints(&self.target);
         let b = motion(&self.target, &target_joints, Some(output), &times);
-        let t = reference_motion(&self.target, &target_joints);
+        let t = self
+            .same_rig_reference(name, &target_joints)
+            .unwrap_or_else(|| reference_motion(&self.target, &target_joints));
         let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
             path: self.target.path.clone(),
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"

@@ -82,6 +82,24 @@ fn a_clip_without_contacts_judges_neither_ground_nor_skate() {
     assert!(text.contains("no contacts found"), "{text}");
 }
 
+/// A one-frame pose (MakeHuman's dance1, one foot raised) is measured at its one instant:
+/// sampled twice, each foot stood still for no time and counted as planted where it is, and
+/// the raised foot read 926 mm off the floor on every target.
+#[test]
+fn a_one_frame_pose_has_no_contacts_to_judge() {
+    for target in ["vrm/cryptovoxels.vrm", "gltf/CesiumMan.glb"] {
+        let out = check(&[
+            "--source",
+            &path("bvh/makehuman/dance1_zup_zyx_1frame.bvh"),
+            "--target",
+            &path(target),
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{target}: {text}");
+        assert!(text.contains("no contacts found"), "{target}: {text}");
+    }
+}
+
 #[test]
 fn sliding_feet_on_the_short_legged_robot_exit_1_and_are_flagged() {
     let args = [

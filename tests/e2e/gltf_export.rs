@@ -577,3 +577,46 @@ fn unknown_extensions_keep_every_accessor_where_it_was() {
     }
     assert_written_clips_match("Fox unknown extension", &asset, &[run], &out);
 }
+
+/// glTF's schema allows no `null`, and gltf-json writes one for an absent option
+/// (`KHR_texture_transform`'s `texCoord`): Blender's importer then refuses the whole file.
+/// The skinless VRM 1.0 binds its expressions with texture transforms.
+#[test]
+fn no_member_is_null_in_what_we_write() {
+    let dir = out_dir();
+    let rel = "vrm/vrm1_expressions_isBinary_no_skin.vrm";
+    let asset = load(rel);
+    let s = &asset.skeletons[0];
+    let mut tracks = vec![JointTracks::default(); s.len()];
+    let head = s.find("Head").unwrap();
+    let turn = vec![Quat::IDENTITY, Quat::from_rotation_y(0.4)];
+    tracks[head].rotation = Some(Track::new(vec![0.0, 1.0], turn, Interpolation::Linear).unwrap());
+    let clip = Clip::new("Turn", tracks, None);
+    let out = dir.path.join("expressions_no_skin.with_character.glb");
+    export(
+        rel,
+        &asset,
+        &[clip],
+        options(GlbContent::WithCharacter),
+        &out,
+    );
+    fn nulls(v: &serde_json::Value, at: &str, found: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Null => found.push(at.to_owned()),
+            serde_json::Value::Object(m) => m
+                .iter()
+                .for_each(|(k, v)| nulls(v, &format!("{at}/{k}"), found)),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, v)| nulls(v, &format!("{at}/{i}"), found)),
+            _ => {}
+        }
+    }
+    let glb = crate::common::file_variants::glb::Glb::parse(&std::fs::read(&out).unwrap());
+    let mut found = Vec::new();
+    nulls(&glb.json, "", &mut found);
+    assert!(found.is_empty(), "null members: {found:?}");
+    assert!(glb.json.to_string().contains("KHR_texture_transform"));
+    assert_eq!(reload(&out).clips.len(), 1);
+}

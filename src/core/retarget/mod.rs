@@ -253,6 +253,10 @@ impl Retargeter {
             })
             .collect();
         let mut translations = translations;
+        let mut roots = roots;
+        for r in &mut roots {
+            r.hips_move = r.hips_moved_by(|j| translations.iter().any(|t| t.target == j));
+        }
         let locals = copies::local_copies(&translations, target.parents());
         for (t, local) in translations.iter_mut().zip(locals) {
             t.local = local;
@@ -276,7 +280,10 @@ impl Retargeter {
             copies::rigid_scales(source_container, target_container, &target_reference.locals)
                 .filter(|_| translations.iter().any(|t| t.local.is_some()));
         let legs = legs_ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
-        let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len());
+        // A pelvis placed again after the joints below it (`RootSolve::settle`) would leave
+        // their memoized worlds behind.
+        let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
+            && !roots.iter().any(|r| r.hips_move);
         let mut retargeter = Self {
             source_parents: source.parents().to_vec(),
             source_container,
@@ -473,6 +480,15 @@ impl Retargeter {
         }
         for &t in &copies[1] {
             self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+        }
+        if self.roots.iter().any(|r| r.hips_move) {
+            for r in self.roots.iter().filter(|r| r.hips_move) {
+                r.settle(placed, &mut world_of, target);
+            }
+            // Copies placed in the world under the pelvis follow it to where it settled.
+            for &t in &copies[1] {
+                self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+            }
         }
         for f in &self.follows {
             let anchor = world_of(&f.anchor_chain, target);

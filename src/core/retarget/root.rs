@@ -193,6 +193,13 @@ pub(super) struct RootSolve {
     /// The target's hip line (right to left upper leg) and the pelvis's world rotation, in
     /// the reference pose; `None` without legs on both sides.
     target_hip_line: Option<(Vec3, Quat)>,
+    /// Target joints from the root down to each joint of the hip point.
+    target_hip_chains: Vec<Vec<usize>>,
+    /// Whether a joint below the pelvis on the way to the hip point takes a translation of
+    /// its own (a stag's gallop keys its hind shoulders): the hip point is then not where
+    /// the rest puts it in the pelvis's space, and [`Self::settle`] places the pelvis again
+    /// once those are solved.
+    pub hips_move: bool,
 }
 
 /// World positions of a reference pose, from its world matrices.
@@ -243,6 +250,11 @@ impl RootSolve {
                 .iter()
                 .map(|&j| chain_to_root(source.parents(), j))
                 .collect(),
+            target_hip_chains: target_hip_joints
+                .iter()
+                .map(|&j| chain_to_root(target.parents(), j))
+                .collect(),
+            hips_move: false,
             target_hip_offset: target_world[pair.target]
                 .inverse()
                 .transform_point3(target_ref_hip),
@@ -320,6 +332,23 @@ impl RootSolve {
     /// `placed` holds the source joints placed this frame (their positions are read: the
     /// hip chains'), `parent` the world transform of the pelvis's parent.
     pub fn solve(&self, placed: &[Affine3A], parent: Affine3A, target: &mut Pose) {
+        let want = self.aim(placed);
+        let j = self.target;
+        let local = Affine3A::from_scale_rotation_translation(
+            target.scales[j],
+            target.rotations[j],
+            Vec3::ZERO,
+        );
+        // The pelvis's origin sits where the hip point, carried by the pelvis's own turn and
+        // scale, lands on `want`.
+        let hip_from_pelvis =
+            parent.transform_vector3(local.transform_vector3(self.target_hip_offset));
+        let pelvis_world = want - hip_from_pelvis;
+        target.translations[j] = parent.inverse().transform_point3(pelvis_world);
+    }
+
+    /// Where the target's hip point goes this frame, from the source's placed joints.
+    fn aim(&self, placed: &[Affine3A]) -> Vec3 {
         let hip = self
             .source_chains
             .iter()
@@ -333,18 +362,35 @@ impl RootSolve {
             want.x = self.target_ref_hip.x;
             want.z = self.target_ref_hip.z;
         }
-        let j = self.target;
-        let local = Affine3A::from_scale_rotation_translation(
-            target.scales[j],
-            target.rotations[j],
-            Vec3::ZERO,
-        );
-        // The pelvis's origin sits where the hip point, carried by the pelvis's own turn and
-        // scale, lands on `want`.
-        let hip_from_pelvis =
-            parent.transform_vector3(local.transform_vector3(self.target_hip_offset));
-        let pelvis_world = want - hip_from_pelvis;
-        target.translations[j] = parent.inverse().transform_point3(pelvis_world);
+        want
+    }
+
+    /// Whether any of `translated` (target joints with a translation solve) lies below the
+    /// pelvis on the way to the hip point.
+    pub fn hips_moved_by(&self, translated: impl Fn(usize) -> bool) -> bool {
+        self.target_hip_chains.iter().any(|chain| {
+            let below = chain.iter().skip_while(|&&j| j != self.target).skip(1);
+            below.copied().any(&translated)
+        })
+    }
+
+    /// After the translations below the pelvis are solved: moves the pelvis so that the
+    /// target's hip point, where the pose now puts it, lands where [`Self::solve`] aimed.
+    pub fn settle(
+        &self,
+        placed: &[Affine3A],
+        world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+        target: &mut Pose,
+    ) {
+        let want = self.aim(placed);
+        let hip = self
+            .target_hip_chains
+            .iter()
+            .map(|c| Vec3::from(world_of(c, target).translation))
+            .sum::<Vec3>()
+            / self.target_hip_chains.len().max(1) as f32;
+        let parent = world_of(&self.target_chain, target);
+        target.translations[self.target] += parent.inverse().transform_vector3(want - hip);
     }
 
     /// The source's foot joints (the clip's floor is the lowest they reach, by the rule
@@ -502,5 +548,47 @@ mod tests {
             feet[6].y,
             own[6].y
         );
+    }
+
+    /// One body on both sides, every joint copying its translation, the upper legs keyed
+    /// away from the pelvis (a stag's gallop keys its hind shoulders): the pelvis is placed
+    /// for the hip point as the pose puts it, not as the rest does, and the output is the
+    /// source's pose. Placed for the rest's hip point, the body sank by the legs' lift.
+    #[test]
+    fn keyed_hip_joints_leave_the_pelvis_where_the_source_has_it() {
+        let rig = figure(0.8, 0.9, false);
+        let reference = ReferencePose::new(
+            &rig,
+            crate::core::Pose::rest(&rig),
+            &ContainerEdit::default(),
+            &[],
+        );
+        let copies = BoneMap::new(
+            map()
+                .pairs()
+                .iter()
+                .map(|p| BonePair {
+                    translation: match p.translation {
+                        TranslationMode::None => TranslationMode::Copy,
+                        t => t,
+                    },
+                    ..p.clone()
+                })
+                .collect(),
+        );
+        let map = route_to_pelvis(&copies, &rig, &rig);
+        let mut r = Retargeter::new(&rig, &reference, &rig, &reference, &map).unwrap();
+        r.set_same_rig(true);
+        let mut pose = crate::core::Pose::rest(&rig);
+        pose.translations[1] += Vec3::new(0.02, 0.1, -0.03);
+        pose.translations[4] += Vec3::new(0.0, 0.06, 0.01);
+        pose.translations[7] += Vec3::new(0.0, 0.06, 0.01);
+        pose.rotations[1] = Quat::from_rotation_y(0.3);
+        let mut out = crate::core::Pose::rest(&rig);
+        r.retarget_pose(&pose, &mut out);
+        let (want, got) = (pose.world_positions(&rig), out.world_positions(&rig));
+        for (j, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert!(a.distance(*b) < 1e-5, "joint {j}: {b} not {a}");
+        }
     }
 }

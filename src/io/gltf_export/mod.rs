@@ -111,7 +111,7 @@ pub fn export_glb(
         GlbContent::AnimationOnly => rig::build(s, &[], clips),
     }
     .map_err(fail)?;
-    let json = gltf::json::serialize::to_vec(&built.root).map_err(|e| {
+    let json = json_bytes(&built.root).map_err(|e| {
         fail(ExportProblem::Invalid(format!(
             "cannot encode the JSON: {e}"
         )))
@@ -125,6 +125,25 @@ pub fn export_glb(
         repaired_vertices: built.repaired_vertices,
         notes: built.notes,
     })
+}
+
+/// The document's JSON with no `null` member: glTF's schema allows none, and gltf-json writes
+/// some for absent options (`KHR_texture_transform`'s `texCoord`), which Blender's importer
+/// and the Khronos validator refuse.
+fn json_bytes(root: &gltf::json::Root) -> serde_json::Result<Vec<u8>> {
+    fn drop_nulls(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.retain(|_, v| !v.is_null());
+                map.values_mut().for_each(drop_nulls);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(root)?;
+    drop_nulls(&mut value);
+    serde_json::to_vec(&value)
 }
 
 fn note_copies(target: &Asset, skeleton: usize, copies: &[copies::Copy], notes: &mut Vec<String>) {

@@ -2,6 +2,7 @@
 //! for a BVH target) and a manifest line (files, clip, the joints judge compares, and our own figures), which
 //! `scripts/judge-matrix.py` reads back with Blender (`pose-dump`) and `judge`.
 
+use crate::common::file_variants::deltas_in_place;
 use crate::common::file_variants::glb::Glb;
 use retarget_studio::core::Pose;
 use retarget_studio::core::quality::Report;
@@ -129,6 +130,25 @@ fn bvh_args(asset: &retarget_studio::io::Asset) -> Vec<String> {
     ]
 }
 
+/// A BVH source whose position channels our reader takes as deltas on the OFFSET
+/// (MakeHuman's): Blender puts them in the OFFSET's place and folds every bone onto its
+/// parent, so the judge reads a copy written in that form (`deltas_in_place`, a text edit
+/// independent of our reader) next to `out`.
+fn in_place_copy(
+    source: &retarget_studio::session::Side,
+    out: &Path,
+) -> Result<Option<std::path::PathBuf>, String> {
+    let deltas = source.asset.format == Format::Bvh
+        && source.asset.warnings.iter().any(|w| w.contains("deltas"));
+    if !deltas {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&source.path).map_err(|e| e.to_string())?;
+    let copy = out.with_extension("source-in-place.bvh");
+    std::fs::write(&copy, deltas_in_place(&text)).map_err(|e| e.to_string())?;
+    Ok(Some(copy))
+}
+
 /// Writes the case's GLB or BVH to `out` and returns its manifest line.
 pub fn export_case(
     session: &Session,
@@ -150,13 +170,22 @@ pub fn export_case(
     let target = &session.target;
     // A BVH target is judged against its own clip (its floor is its motion's, see
     // `Side::floor_from_motion`), and our writer gives a BVH target its own unit and axes.
+    let a0 = vec!["-a".to_owned(), "0".to_owned()];
+    // One character on both sides: its own clip is its own pose, as `check` takes it.
+    let own_clip = clip
+        .or_else(|| session.source.clips().first().map(|c| c.name.as_str()))
+        .filter(|name| session.target.clips().iter().any(|c| c.name == *name))
+        .filter(|_| session.same_rig())
+        .map(str::to_owned);
     let (target_bind, target_args, output_args, target_own) = if target.floor_from_motion() {
         let own = bvh_args(&target.asset);
         (target.path.clone(), own.clone(), own, None)
+    } else if let Some(name) = own_clip {
+        let own = vec!["-a".to_owned(), name];
+        (target.path.clone(), own, a0, None)
     } else {
         let bind = out.with_extension("bind.glb");
         bind_pose_copy(session, out, &bind)?;
-        let a0 = vec!["-a".to_owned(), "0".to_owned()];
         (bind, Vec::new(), a0, own_clip_target(session))
     };
     // Of several armatures (a Rigify export's unskinned `metarig` beside its `rig`), Blender
@@ -168,6 +197,7 @@ pub fn export_case(
         output_args.extend(armature);
     }
     let source = &session.source;
+    let judge_source = in_place_copy(source, out)?.unwrap_or_else(|| source.path.clone());
     let source_args: Vec<String> = if source.asset.format == Format::Bvh {
         bvh_args(&source.asset)
     } else {
@@ -175,7 +205,8 @@ pub fn export_case(
     };
     Ok(json!({
         "pair": pair,
-        "source": source.path,
+        "source": judge_source,
+        "source_file": source.path,
         "source_args": source_args,
         "clip": clip,
         "target": target.path,

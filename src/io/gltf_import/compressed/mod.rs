@@ -272,9 +272,11 @@ fn read_integers(
         .unwrap_or_default();
     // The last element must lie inside the buffer before anything is allocated for them
     // all: the count is the file's word, and a mutant says billions.
-    let last = count
-        .checked_sub(1)
-        .map(|l| l.checked_mul(stride)?.checked_add(start)?.checked_add(element));
+    let last = count.checked_sub(1).map(|l| {
+        l.checked_mul(stride)?
+            .checked_add(start)?
+            .checked_add(element)
+    });
     if let Some(end) = last
         && end.is_none_or(|end| end > data.len())
     {
@@ -347,6 +349,11 @@ mod tests {
         }))
         .unwrap();
         let buffers = vec![gltf::buffer::Data(vec![0; 12])];
-        assert_eq!(read_integers(&root, &buffers, &root.accessors[0]).unwrap().len(), 6);
+        assert_eq!(
+            read_integers(&root, &buffers, &root.accessors[0])
+                .unwrap()
+                .len(),
+            6
+        );
     }
 }

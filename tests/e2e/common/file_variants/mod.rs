@@ -30,7 +30,10 @@ pub mod node_edit;
 pub mod twist;
 pub mod two_armatures;
 
-pub use bvh_layouts::{fox_walk_bvh_facing_x, fox_walk_bvh_travelling, research_dataset_layout};
+pub use bvh_layouts::{
+    deltas_in_place, fox_walk_bvh_facing_x, fox_walk_bvh_travelling, position_deltas,
+    research_dataset_layout,
+};
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
 pub use four_armed::four_armed;
