@@ -172,11 +172,16 @@ pub fn export_case(
     // `Side::floor_from_motion`), and our writer gives a BVH target its own unit and axes.
     let a0 = vec!["-a".to_owned(), "0".to_owned()];
     // One character on both sides: its own clip is its own pose, as `check` takes it.
+    // By the file's animation index: Blender names an unnamed glTF animation `Anim_0`
+    // where our reader says `animation_0`.
     let own_clip = clip
         .or_else(|| session.source.clips().first().map(|c| c.name.as_str()))
-        .filter(|name| session.target.clips().iter().any(|c| c.name == *name))
+        .and_then(|name| {
+            let clips = &session.target.asset.clips;
+            clips.iter().find(|c| c.clip.name == name)
+        })
         .filter(|_| session.same_rig())
-        .map(str::to_owned);
+        .map(|c| c.animation.to_string());
     let (target_bind, target_args, output_args, target_own) = if target.floor_from_motion() {
         let own = bvh_args(&target.asset);
         (target.path.clone(), own.clone(), own, None)
