@@ -184,25 +184,25 @@ fn class_files() -> (Sources, Targets) {
     (sources, targets)
 }
 
-/// Real files that say little about the body they move, and bodies that are not ours to
-/// guess: MakeHuman's one-frame dance pose (ZYX, root channels repeating the offset) and its
-/// benchmark pose (position channels as deltas on 134 joints), a one-key VRMA whose key is
-/// its own rest (the right output is the target at rest), onto the VRM, CesiumMan and a
-/// VRM 1.0 humanoid of bare nodes with no skin; the walks onto that humanoid too.
-fn poses_and_bare_humanoid() -> (Sources, Targets) {
-    let targets: Targets = [
-        ("cryptovoxels", "vrm/cryptovoxels.vrm"),
-        ("CesiumMan", "gltf/CesiumMan.glb"),
+/// Real files that say little about the body they move: MakeHuman's one-frame dance pose
+/// (ZYX, root channels repeating the offset) and its benchmark pose (position channels as
+/// deltas on 134 joints), a one-key VRMA whose key is its own rest (the right output is the
+/// target at rest), onto the VRM, CesiumMan and a VRM 1.0 humanoid of bare nodes with no
+/// skin; and the walks onto that humanoid.
+fn poses_and_bare_humanoid() -> [(Sources, Targets); 2] {
+    let bare = || {
+        let path = asset_path("vrm/vrm1_expressions_isBinary_no_skin.vrm");
+        ("expressions(vrm,no-skin)".to_owned(), path)
+    };
+    let targets: Targets = vec![
         (
-            "expressions(vrm,no-skin)",
-            "vrm/vrm1_expressions_isBinary_no_skin.vrm",
+            "cryptovoxels".to_owned(),
+            asset_path("vrm/cryptovoxels.vrm"),
         ),
-    ]
-    .into_iter()
-    .map(|(label, rel)| (label.to_owned(), asset_path(rel)))
-    .collect();
-    let mut sources = walks();
-    for (label, rel) in [
+        ("CesiumMan".to_owned(), asset_path("gltf/CesiumMan.glb")),
+        bare(),
+    ];
+    let poses = [
         (
             "dance1(makehuman,1-frame)",
             "bvh/makehuman/dance1_zup_zyx_1frame.bvh",
@@ -212,10 +212,12 @@ fn poses_and_bare_humanoid() -> (Sources, Targets) {
             "bvh/makehuman/benchmark_default163_position_deltas.bvh",
         ),
         ("nop(vrma,1-key)", "vrma/vrm_addon_nop_single_key.vrma"),
-    ] {
-        sources.push((label.to_owned(), asset_path(rel), None));
-    }
-    (sources, targets)
+    ];
+    let sources = poses
+        .into_iter()
+        .map(|(label, rel)| (label.to_owned(), asset_path(rel), None))
+        .collect();
+    [(sources, targets), (walks(), vec![bare()])]
 }
 
 /// Creatures onto themselves, as read: a quadruped whose hind legs have four segments and
@@ -493,8 +495,8 @@ fn every_source_onto_every_target_and_variant() {
         (fox_sources, fox_targets),
         bvh_targets(&work),
         class_files(),
-        poses_and_bare_humanoid(),
     ];
+    blocks.extend(poses_and_bare_humanoid());
     blocks.extend(creature_files());
     for (src_label, src, clip, targets) in blocks.iter().flat_map(|(sources, targets)| {
         sources
