@@ -26,7 +26,7 @@ pub(super) fn build(
     root.asset.generator = Some(format!("Retarget Studio {}", env!("CARGO_PKG_VERSION")));
     let mut extra = Extra::new(&mut root);
 
-    let container = container_node(skeleton, &mut notes);
+    let (container, written) = container_node(skeleton, &mut notes);
     let container = root.push(container);
     // Joint j is node j + 1.
     let nodes: Vec<u32> = (1..=skeleton.len() as u32).collect();
@@ -42,7 +42,7 @@ pub(super) fn build(
         .collect();
     root.nodes[container.value()].children = Some(roots);
 
-    let inverse_binds = inverse_bind_matrices(skeleton)?;
+    let inverse_binds = inverse_bind_matrices(skeleton, written)?;
     let ibm = extra.push_f32(&mut root, &inverse_binds, Type::Mat4, false, None);
     root.push(json::Skin {
         extensions: None,
@@ -92,7 +92,9 @@ pub(super) fn build(
 
 /// The node above the joints holds the skeleton's container (armature transform, unit or
 /// axis conversion). glTF nodes cannot hold shear, so a sheared container loses it.
-fn container_node(skeleton: &Skeleton, notes: &mut Vec<String>) -> json::Node {
+/// The container's node, and the matrix it holds (the nearest translation, rotation and
+/// scale where the container has shear).
+fn container_node(skeleton: &Skeleton, notes: &mut Vec<String>) -> (json::Node, Mat4) {
     let m = skeleton.container();
     let t = Transform::from_mat4(m);
     let scale = m
@@ -112,7 +114,7 @@ fn container_node(skeleton: &Skeleton, notes: &mut Vec<String>) -> json::Node {
     } else {
         &skeleton.name
     };
-    trs_node(name, &t)
+    (trs_node(name, &t), t.to_mat4())
 }
 
 /// A node with `t` as TRS, leaving out identity parts.
@@ -129,8 +131,12 @@ fn trs_node(name: &str, t: &Transform) -> json::Node {
 
 /// `joint_from_world` in the bind pose, container included, flattened column-major. The
 /// skin has no mesh node, so world space is the space its matrices live in.
-fn inverse_bind_matrices(skeleton: &Skeleton) -> Result<Vec<f32>, ExportProblem> {
-    let worlds = Pose::bind(skeleton).world_matrices(skeleton);
+/// The inverse bind matrices under the container as written (`container`): under the
+/// skeleton's own, a container with shear written as its nearest TRS would move every bind
+/// joint by the shear (a mutant's 65535 put the read-back bind beyond 1e9 units).
+fn inverse_bind_matrices(skeleton: &Skeleton, container: Mat4) -> Result<Vec<f32>, ExportProblem> {
+    let mut worlds = vec![Mat4::IDENTITY; skeleton.len()];
+    Pose::bind(skeleton).world_matrices_under(skeleton, container, &mut worlds);
     let mut out = Vec::with_capacity(worlds.len() * 16);
     for (j, world) in worlds.iter().enumerate() {
         let inverse = invert(*world).ok_or_else(|| {
