@@ -90,9 +90,9 @@ fn the_compiled_sampler_gives_every_bundled_clip_bit_for_bit() {
     assert!(clips >= 10, "{clips} clips");
 }
 
-fn walk_onto(target: &str) -> Session {
+fn walk_onto(target: &std::path::Path) -> Session {
     let source = asset_path("bvh/01_01.bvh");
-    Session::automatic(&source, &asset_path(target), &ImportOptions::default()).unwrap()
+    Session::automatic(&source, target, &ImportOptions::default()).unwrap()
 }
 
 fn assert_poses_near(got: &Pose, want: &Pose, what: &str) {
@@ -129,7 +129,7 @@ fn key_pose(clip: &Clip, target: &Skeleton, k: usize) -> Pose {
 
 #[test]
 fn retarget_clip_through_the_compiled_sampler_keys_the_frame_by_frame_solve() {
-    let mut s = walk_onto("gltf/RobotExpressive.glb");
+    let mut s = walk_onto(&asset_path("gltf/RobotExpressive.glb"));
     s.solve.plant_feet = false;
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
     let clip = s.source.clips()[0].clone();
@@ -152,8 +152,9 @@ fn retarget_clip_through_the_compiled_sampler_keys_the_frame_by_frame_solve() {
 
 /// A crowd of one instance per listed frame of the walk on `target`, at those frames'
 /// times, compared with `retarget_clip` under the same settings.
-fn crowd_matches_retarget_clip(target_rel: &str, plant: bool, mirror: bool) -> usize {
-    let mut s = walk_onto(target_rel);
+fn crowd_matches_retarget_clip(target: &std::path::Path, plant: bool, mirror: bool) -> usize {
+    let target_rel = target.display();
+    let mut s = walk_onto(target);
     s.solve.plant_feet = plant;
     s.solve.mirror = mirror;
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
@@ -188,18 +189,31 @@ fn crowd_matches_retarget_clip(target_rel: &str, plant: bool, mirror: bool) -> u
 
 #[test]
 fn a_crowd_at_the_clip_s_frames_poses_as_retarget_clip() {
-    assert_eq!(
-        crowd_matches_retarget_clip("gltf/RobotExpressive.glb", false, false),
-        0
-    );
-    let planted = crowd_matches_retarget_clip("gltf/RobotExpressive.glb", true, false);
+    let robot = asset_path("gltf/RobotExpressive.glb");
+    assert_eq!(crowd_matches_retarget_clip(&robot, false, false), 0);
+    let planted = crowd_matches_retarget_clip(&robot, true, false);
     assert!(planted > 100, "{planted} planted frames");
-    crowd_matches_retarget_clip("vrm/cryptovoxels.vrm", true, true);
+    crowd_matches_retarget_clip(&asset_path("vrm/cryptovoxels.vrm"), true, true);
+}
+
+/// Twist bones inside the thighs and shins follow the legs the runtime plants, as
+/// `retarget_clip`'s do after its planting pass.
+#[test]
+fn a_crowd_turns_the_twist_bones_of_the_legs_it_plants() {
+    use crate::common::file_variants::twist::{TwistLayout, twist_bones};
+    let dir = tempfile::tempdir().unwrap();
+    let vrm = std::fs::read(asset_path("vrm/cryptovoxels.vrm")).unwrap();
+    let (bytes, added) = twist_bones(&vrm, TwistLayout::Inside);
+    assert!(added.len() >= 8, "{} twist bones", added.len());
+    let path = dir.path().join("cryptovoxels_twist_inside.glb");
+    std::fs::write(&path, bytes).unwrap();
+    let planted = crowd_matches_retarget_clip(&path, true, false);
+    assert!(planted > 100, "{planted} planted frames");
 }
 
 #[test]
 fn low_detail_skips_ik_and_an_instance_stays_within_4_kb() {
-    let s = walk_onto("gltf/RobotExpressive.glb");
+    let s = walk_onto(&asset_path("gltf/RobotExpressive.glb"));
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
     let clip = s.source.clips()[0].clone();
     let r = s.retargeter().unwrap();

@@ -195,5 +195,9 @@ impl Retargeter {
         }
         let goal = |leg| track.goal(f, s, leg);
         self.plant_frame(target, pose, goal, &track.placed, scratch);
+        // The planted legs' twist bones follow them, as `retarget_clip`'s do.
+        if self.has_twists() {
+            self.settle_pose_twists(target, pose, &mut scratch.rotations);
+        }
     }
 }

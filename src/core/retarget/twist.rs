@@ -108,31 +108,43 @@ impl super::Retargeter {
     /// must follow the limb the viewer sees. Joints below a twist bone keep their world
     /// rotations.
     pub(super) fn settle_twists(&self, target: &Skeleton, poses: &mut [Pose]) {
-        let twists: Vec<(usize, Twist)> = (self.rotations.iter().enumerate())
-            .filter_map(|(j, r)| match r {
-                RotationSolve::Twist(t) => Some((j, *t)),
-                _ => None,
-            })
-            .collect();
-        if twists.is_empty() {
+        if !self.has_twists() {
             return;
         }
-        let parents = target.parents();
         let mut world = vec![Quat::IDENTITY; target.len()];
         for pose in poses {
-            for j in 0..target.len() {
-                let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
-                world[j] = up * pose.rotations[j];
+            self.settle_pose_twists(target, pose, &mut world);
+        }
+    }
+
+    pub(super) fn has_twists(&self) -> bool {
+        (self.rotations.iter()).any(|r| matches!(r, RotationSolve::Twist(_)))
+    }
+
+    /// [`Self::settle_twists`] on one pose, with `world` (one rotation per target joint) as
+    /// its working memory: allocates nothing, for the runtime's planted frames.
+    pub(super) fn settle_pose_twists(
+        &self,
+        target: &Skeleton,
+        pose: &mut Pose,
+        world: &mut [Quat],
+    ) {
+        let parents = target.parents();
+        for j in 0..target.len() {
+            let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
+            world[j] = up * pose.rotations[j];
+        }
+        for (j, r) in self.rotations.iter().enumerate() {
+            let RotationSolve::Twist(twist) = r else {
+                continue;
+            };
+            let turned = twist.world_from(|l| world[l.target] * l.reference_inverse);
+            let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
+            pose.rotations[j] = (up.inverse() * turned).normalize();
+            for c in target.children(j) {
+                pose.rotations[c] = (turned.inverse() * world[c]).normalize();
             }
-            for &(j, twist) in &twists {
-                let turned = twist.world_from(|l| world[l.target] * l.reference_inverse);
-                let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
-                pose.rotations[j] = (up.inverse() * turned).normalize();
-                for c in target.children(j) {
-                    pose.rotations[c] = (turned.inverse() * world[c]).normalize();
-                }
-                world[j] = turned;
-            }
+            world[j] = turned;
         }
     }
 }
