@@ -31,8 +31,41 @@ pub struct ImportOptions {
 /// Loads any supported file, choosing the reader by extension (then by content).
 pub fn load(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> {
     let asset = load_any(path, options)?;
+    check_containers(&asset.skeletons).map_err(|p| ImportError::new(path, p))?;
     check_clip_extent(&asset).map_err(|p| ImportError::new(path, p))?;
     Ok(asset)
+}
+
+/// The most one axis of a skeleton's container may be stretched against another, and the
+/// least volume its axes may keep of their lengths' product: past either it is no figure's
+/// frame (real files scale by 100 at most, or mirror), and a joint under it cannot be
+/// inverted back out of a written file in `f32` (a mutant's 65535 in one matrix entry).
+const CONTAINER_STRETCH: f32 = 1e4;
+
+/// Every skeleton's container keeps its three axes apart ([`CONTAINER_STRETCH`]).
+fn check_containers(skeletons: &[crate::core::Skeleton]) -> Result<(), Problem> {
+    for s in skeletons {
+        let m = glam::Mat3::from_mat4(s.container());
+        let lengths = [m.x_axis.length(), m.y_axis.length(), m.z_axis.length()];
+        let (lo, hi) = lengths
+            .iter()
+            .fold((f32::INFINITY, 0.0f32), |(lo, hi), &l| {
+                (lo.min(l), hi.max(l))
+            });
+        let volume =
+            m.determinant().abs() / (lengths.iter().product::<f32>()).max(f32::MIN_POSITIVE);
+        if hi > CONTAINER_STRETCH * lo || volume < 1.0 / CONTAINER_STRETCH {
+            return Err(Problem::BadData {
+                what: format!("the transform above skeleton '{}'", s.name),
+                reason: format!(
+                    "it stretches one axis {:.0} times another, or folds them onto a plane: \
+                     no figure stands in such a frame",
+                    hi / lo.max(f32::MIN_POSITIVE)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Every clip, posed at each of its key times, keeps its joints finite and within
@@ -99,6 +132,45 @@ fn load_any(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> 
             } else {
                 Err(ImportError::new(path, Problem::UnknownFormat))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{JointDef, Skeleton, Transform};
+    use glam::{Mat4, Vec3};
+
+    fn under(container: Mat4) -> Skeleton {
+        let joint = JointDef::new("hips", None, Transform::IDENTITY);
+        Skeleton::new("rig", container, vec![joint]).unwrap()
+    }
+
+    /// Scale by 100 or 0.01, mirror or turn: a figure's frame. One axis stretched 65535
+    /// times (a mutant's matrix entry), or two axes folded together: refused at load, as
+    /// no file written under it reads back.
+    #[test]
+    fn a_container_that_stretches_or_folds_its_axes_is_refused() {
+        let turn = Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+        for ok in [
+            turn * Mat4::from_scale(Vec3::splat(100.0)),
+            Mat4::from_scale(Vec3::new(0.01, 0.01, -0.01)),
+            Mat4::from_scale(Vec3::new(1.0, 1.0, 50.0)),
+        ] {
+            assert!(check_containers(&[under(ok)]).is_ok(), "{ok}");
+        }
+        let mut sheared = turn;
+        sheared.y_axis.x = 65535.0;
+        let flat = Mat4::from_cols(
+            Vec3::X.extend(0.0),
+            Vec3::X.extend(0.0),
+            Vec3::Z.extend(0.0),
+            glam::Vec4::W,
+        );
+        for bad in [sheared, Mat4::from_scale(Vec3::new(1.0, 1e5, 1.0)), flat] {
+            let err = check_containers(&[under(bad)]).unwrap_err().to_string();
+            assert!(err.contains("skeleton 'rig'"), "{err}");
         }
     }
 }
