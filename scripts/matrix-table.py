@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's quality-matrix table from the matrix test's own table.
+"""The quality-matrix table of docs/quality.md from the matrix test's own table.
     RETARGET_MATRIX_OUT=DIR cargo test --test e2e quality_matrix
     scripts/matrix-table.py DIR/matrix.md
 Groups each source's cases by target, its generated variants (`[...]`) and its FBX (`(fbx)`)

@@ -1,5 +1,5 @@
 //! `retarget-studio inspect FILE [--json]`: what a file holds, for people and for scripts.
-//! The JSON shape is documented in the README and kept stable.
+//! The JSON shape is documented in docs/cli.md and kept stable.
 
 use crate::core::{Axis, Pose, Skeleton, Transform, Unit, figure_extent};
 use crate::io::{Asset, ImportOptions};
@@ -35,7 +35,7 @@ pub struct Report {
     /// How the character stands: which way it faces and which pose is its reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stance: Option<StanceReport>,
-    /// The character's chain skeleton as a retarget builds it (README, "Chains").
+    /// The character's chain skeleton as a retarget builds it (docs/cli.md, "Chains").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<ChainReport>,
 }

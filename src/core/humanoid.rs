@@ -1,5 +1,5 @@
 //! The canonical humanoid profile: the VRM 1.0 bone set. Every rig is labelled against it,
-//! so N rigs need N maps rather than N² (see DESIGN.md, Godot's approach).
+//! so N rigs need N maps rather than N² (see docs/design.md, Godot's approach).
 
 use serde::{Deserialize, Serialize};
 

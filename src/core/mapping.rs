@@ -3,7 +3,7 @@
 use super::humanoid::HumanBone;
 use serde::{Deserialize, Serialize};
 
-/// How a target bone's rotation follows its source bone (see DESIGN.md, "The retarget").
+/// How a target bone's rotation follows its source bone (see docs/design.md, "The retarget").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RotationMode {

@@ -1,4 +1,4 @@
-//! The invariants of DESIGN.md on real rigs, with variants made here.
+//! The invariants of docs/design.md on real rigs, with variants made here.
 
 use crate::common::load;
 use crate::common::variants::{longer_legs, reoriented, scaled};

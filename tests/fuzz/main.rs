@@ -154,7 +154,7 @@ ci_tests!(
 /// second printed per format and overall. A hang or an abort is recorded as that case's
 /// failure and the run goes on (see [`supervise`]).
 #[test]
-#[ignore = "long: run in release, see the README's Fuzzing section"]
+#[ignore = "long: run in release, see docs/testing.md, Fuzzing"]
 fn long_run() {
     let total = env_u64("FUZZ_CASES").unwrap_or(1_000_000);
     let seed = env_u64("FUZZ_SEED").unwrap_or(0x5EED);

@@ -1,6 +1,6 @@
 //! Automatic labelling of any skeleton's joints against the canonical humanoid profile
 //! (the VRM 1.0 bone set), so that every rig maps once to the profile and any two rigs map to
-//! each other through it (Godot's approach, see DESIGN.md).
+//! each other through it (Godot's approach, see docs/design.md).
 //!
 //! Evidence is used in order of trust: a humanoid table the file carries (VRM), then names
 //! (`names`, `name_labels`), then the shape of the hierarchy and the rest geometry

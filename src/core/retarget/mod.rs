@@ -1,8 +1,9 @@
 //! The retargeter: built once from two skeletons, their reference poses and a bone map; then
 //! each frame is one flat pass over caller-owned arrays with no allocation.
 //!
-//! Rotation (DESIGN.md): `Wt = Ws * Bs⁻¹ * Bt`, `Lt = Pt⁻¹ * Wt`, with the real parent
-//! rotation `Pt` of this frame so unmapped bones in between keep their reference pose.
+//! Rotation (docs/design.md, "The retarget"): `Wt = Ws * Bs⁻¹ * Bt`, `Lt = Pt⁻¹ * Wt`, with
+//! the real parent rotation `Pt` of this frame so unmapped bones in between keep their
+//! reference pose.
 
 mod clip;
 mod copies;
