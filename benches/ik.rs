@@ -1,4 +1,4 @@
-//! IK and feet planting (#12): one analytic two-bone solve, one FABRIK solve of a fox's
+//! IK and feet planting: one analytic two-bone solve, one FABRIK solve of a fox's
 //! three-bone leg against the 51-sample IK cache (and the cache's error against FABRIK),
 //! and a whole CMU walk onto the robot with and without planting, so the planting's share
 //! of the retarget shows. Run: `cargo bench --bench ik`.

@@ -1,4 +1,4 @@
-//! The runtime's figures (#13), one run on this machine:
+//! The runtime's figures, one run on this machine:
 //! - whole-clip retarget of CMU 01_01 (sampling included, one core) onto itself and onto
 //!   RobotExpressive, as joint-frames/s (criterion's "elem/s"), with the frame loop
 //!   sampled the old way (`Clip::sample`, a binary search per track) and the new

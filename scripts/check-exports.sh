@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Judges our exports with readers we did not write (../shared/tools): the Khronos glTF
+# Judges our exports with readers we did not write (the independent tools): the Khronos glTF
 # validator must report zero errors, and Blender's glTF importer must see the same world
 # joint positions as our own reader (pose-dump vs dump-pose, within 1 mm).
 set -euo pipefail

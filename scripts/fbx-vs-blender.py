@@ -5,9 +5,9 @@
 
 For each file (default: every .fbx under assets/fbx) that Blender 3.4's importer accepts (binary FBX
 7.1 or later; ASCII and older files are skipped here, as Blender refuses them), Blender runs
-once: shared/tools/pose-dump dumps the first animation stack that has keys, and
+once: the independent tools' pose-dump dumps the first animation stack that has keys, and
 `retarget-studio dump-pose --clip <that stack>` dumps the same stack as our reader sees it.
-shared/tools/pose-compare then measures the world joint positions of the joints both have,
+Their pose-compare then measures the world joint positions of the joints both have,
 relative to the figure's height (Blender's, used unscaled on both sides), at Blender's key
 times. Every file must agree within TOL
 (1e-4 of height). Exit 0 when all agree, 1 otherwise. Python standard library only; run it
@@ -28,7 +28,7 @@ TOL = 1e-4
 
 
 def blender_reads(path):
-    """Blender 3.4 reads binary FBX 7.1+ only (shared/tools/README.md, FBX)."""
+    """Blender 3.4 reads binary FBX 7.1+ only (the independent tools' README, FBX)."""
     with open(path, "rb") as f:
         head = f.read(27)
     if not head.startswith(b"Kaydara FBX Binary  \0") or len(head) < 27:

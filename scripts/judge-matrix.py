@@ -4,9 +4,10 @@
     scripts/judge-matrix.py DIR
 
 DIR holds what `RETARGET_MATRIX_OUT=DIR cargo test --test e2e quality_matrix` wrote: one GLB
-per case (a BVH for a BVH target) and manifest.json. Each source, output and target is read back by Blender
-(shared/tools/pose-dump) and measured by shared/tools/judge. Every case must pass the thresholds (except
-the measures the manifest lists as known), and judge must agree with our own `check` figures
+per case (a BVH for a BVH target) and manifest.json. Each source, output and target is read back
+by Blender (the independent tools' pose-dump) and measured by their judge. Every case must pass the
+thresholds (except the measures the manifest lists as known), and judge must agree with our own
+`check` figures
 (an independent reader: a bug shared by our reader and writer does not fool Blender; a file
 this Blender cannot import, Draco, an extension its add-on lacks or a humanoid with no skin, is
 read by ref-dump). The

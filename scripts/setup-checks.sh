@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the independent readers CI uses to judge our exports (../shared/tools):
+# Installs the independent readers CI uses to judge our exports (the independent tools):
 # Blender's importers (pose-dump) and Node for the Khronos glTF validator.
 # Idempotent; not needed to build, run or test the app.
 set -euo pipefail

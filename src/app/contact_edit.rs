@@ -1,4 +1,4 @@
-//! Contact bars edited by hand (#12): a bar's ends and body drag along the rail by whole
+//! Contact bars edited by hand: a bar's ends and body drag along the rail by whole
 //! frames, a double-click on an empty lane adds a contact, and right-click menus delete a
 //! contact, clear a foot's or go back to the detected ones. Each finished gesture yields the
 //! foot's whole new list, which the studio turns into one undoable `Edit::SetContacts`.

@@ -1,5 +1,5 @@
 //! `retarget-studio dump-pose FILE`: world joint positions per frame as JSON, in the format
-//! of ../shared/tools/pose-dump, so an exported file can be compared with what an
+//! of the independent tools' pose-dump, so an exported file can be compared with what an
 //! independent reader (Blender) makes of it.
 
 use crate::core::Pose;

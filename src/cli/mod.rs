@@ -43,7 +43,7 @@ pub enum Command {
     /// The quality report of a retarget: feet on the floor, body in one piece, moving like
     /// the source (exit 1 when a measure breaks its threshold).
     Check(check::CheckArgs),
-    /// World joint positions per frame as JSON (the format of shared/tools/pose-dump).
+    /// World joint positions per frame as JSON (the format of the independent pose-dump).
     DumpPose(dump::DumpArgs),
     /// Open the editor on a project (or the demo), render a frame, save a PNG and exit.
     Screenshot(ScreenshotArgs),
@@ -130,7 +130,7 @@ impl SideArgs {
     }
 }
 
-/// How clips are solved after the frame-by-frame retarget (#12).
+/// How clips are solved after the frame-by-frame retarget.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Leave the target's feet where the frame-by-frame retarget puts them, without planting

@@ -120,7 +120,7 @@ pub struct ProjectFile {
     pub map: Vec<PairFile>,
     #[serde(default)]
     pub export: ExportSettings,
-    /// How clips are solved: feet planting, IK, limits (#12).
+    /// How clips are solved: feet planting, IK, limits.
     #[serde(default)]
     pub solve: crate::core::retarget::SolveSettings,
     /// Target chains solved to reach their source's end (absolute mode), by end joint name.

@@ -1,4 +1,4 @@
-//! The runtime for engines (#13): many characters playing retargeted clips, updated in
+//! The runtime for engines: many characters playing retargeted clips, updated in
 //! parallel every frame without allocating.
 //!
 //! Everything that depends only on the (source, target) pair and the clips lives once in

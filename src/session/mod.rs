@@ -101,7 +101,7 @@ pub struct Session {
     pub target: Side,
     pub map: BoneMap,
     pub export: ExportSettings,
-    /// Feet planting, IK and limits (#12), saved in the project.
+    /// Feet planting, IK and limits, saved in the project.
     pub solve: crate::core::retarget::SolveSettings,
     /// Target chains in absolute mode, by end joint name (`Session::reach_chains`).
     pub reach: Vec<String>,

@@ -1,6 +1,6 @@
 //! The quality report of a session's retarget (the crowd paper's "Conversion Quality" tool):
 //! the source clip, the retarget output and the target's own pose as world joint positions,
-//! measured by `core::quality` with the rules of `shared/tools/judge`.
+//! measured by `core::quality` with the rules of the independent judge.
 
 use super::{Session, SessionError, Side};
 use crate::core::quality::{self, FootPair, Motion, Report, SegmentPair, Spec, Thresholds};
@@ -143,7 +143,7 @@ pub const JUDGED_SEGMENTS: [(HumanBone, HumanBone); 8] = {
 };
 
 /// The joints the measures compare, by name on each side: (source, target) pairs. The
-/// independent judge (`shared/tools/judge`) gets the same names.
+/// independent judge gets the same names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JudgedJoints {
     /// Left and right upper legs (hind legs on a quadruped).

@@ -1,4 +1,4 @@
-//! The session's clip-level solve (#12): feet planting and mirroring settings, and what the
+//! The session's clip-level solve: feet planting and mirroring settings, and what the
 //! planting found on a clip (the editor draws its contacts as bars under the timeline).
 
 use super::{Session, SessionError};

@@ -1,4 +1,4 @@
-//! The runtime allocates nothing per frame (#13): a counting global allocator around
+//! The runtime allocates nothing per frame: a counting global allocator around
 //! `Crowd::update` on the CMU walk onto RobotExpressive, IK on, mirrored and not, looping
 //! past the clip's end, serial and on a 2-thread rayon pool. Its own test binary, because
 //! the allocator counts every thread of the process.

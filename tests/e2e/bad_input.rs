@@ -41,7 +41,7 @@ fn a_file_that_is_not_gltf() {
     assert!(message(&e).contains("notes.glb"));
     let e = load_err_bytes("broken.gltf", b"{\"asset\": {\"version\": ");
     assert!(matches!(e.problem, Problem::NotGltf(_)), "{e}");
-    // FBX is read since #10: a header alone is a truncated FBX, not an unknown type.
+    // FBX is read: a header alone is a truncated FBX, not an unknown type.
     let e = load_err_bytes("model.fbx", b"Kaydara FBX Binary");
     assert!(matches!(e.problem, Problem::Fbx(_)), "{e}");
     assert!(message(&e).contains("model.fbx"));

@@ -1,7 +1,7 @@
-//! A skin bound somewhere else than where its rig rests (#10: Blender's FBX of the robot binds
-//! its root 2.4 units below its rest). Where a mesh was bound is not motion: each character
-//! bound 0.8 of its size away, down and aside, must retarget exactly as itself, as target
-//! and as source, and pass the same measures.
+//! A skin bound somewhere else than where its rig rests (as FBX exporters write: Blender's
+//! FBX of the robot binds its root 2.4 units below its rest). Where a mesh was bound is not
+//! motion: each character bound 0.8 of its size away, down and aside, must retarget exactly
+//! as itself, as target and as source, and pass the same measures.
 
 use crate::common::file_variants::bound_elsewhere;
 use crate::common::{asset_path, session};
@@ -64,7 +64,7 @@ fn moved_copy(dir: &Path, rel: &str) -> std::path::PathBuf {
     moved
 }
 
-/// Both sessions' outputs agree: planted feet (#12) are solved from slightly different
+/// Both sessions' outputs agree: planted feet are solved from slightly different
 /// floats, so within 5e-4 of the height (under a millimetre).
 fn same_output(rel: &str, a: &Session, b: &Session, clip: Option<&str>) {
     let (oa, ob) = (output(a, clip), output(b, clip));

@@ -108,7 +108,7 @@ fn sliding_feet_on_the_short_legged_robot_exit_1_and_are_flagged() {
         "--target",
         &path("gltf/RobotExpressive.glb"),
     ];
-    // Without planting (#12) the robot's short thighs slide its feet.
+    // Without planting the robot's short thighs slide its feet.
     let out = check(&[&args[..], &["--no-plant"]].concat());
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -212,7 +212,7 @@ fn a_saved_project_checks_as_the_automatic_session() {
     assert!((ground(&automatic) - ground(&saved)).abs() < 0.5);
 }
 
-/// #9's bad input: a map that finds no source for some target limbs still runs, and the
+/// Unlike bodies: a map that finds no source for some target limbs still runs, and the
 /// report names the chains it could not reach (CesiumMan has no limb a fox's front legs
 /// match: a biped's arms are graspers up at its sides).
 #[test]

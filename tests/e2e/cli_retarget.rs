@@ -237,8 +237,8 @@ fn key_reduction_keeps_the_motion_within_tolerance_and_in_place_stays_put() {
     let (before, after) = small.reduced.unwrap();
     eprintln!("key reduction at 0.1° / 0.5 mm: {before} -> {after}");
     assert_eq!(before, full.keys);
-    // At least 40 % of the keys go (the robot's fingers, mapped along CMU's finger chains
-    // since #9, carry mocap noise that the tolerance keeps).
+    // At least 40 % of the keys go (the robot's fingers, mapped along CMU's finger chains,
+    // carry mocap noise that the tolerance keeps).
     assert!(after * 10 < before * 6, "{before} -> {after}");
     let load = |name: &str| {
         retarget_studio::io::load(&dir.path().join(name), &ImportOptions::default()).unwrap()
@@ -311,7 +311,7 @@ fn key_reduction_keeps_the_motion_within_tolerance_and_in_place_stays_put() {
     );
 }
 
-/// `retarget --mirror` (#12): the written walk is the plain one mirrored, read back from the
+/// `retarget --mirror`: the written walk is the plain one mirrored, read back from the
 /// file: the left foot walks where the right foot walked, reflected across the body's plane.
 #[test]
 fn retarget_mirror_writes_the_walk_mirrored() {

@@ -1,9 +1,9 @@
 //! The creature variant generators (`common::file_variants::{creatures, four_armed,
-//! joint_names}`, issue #9) checked with our own reader on the Fox and the humanoids: each
+//! joint_names}`) checked with our own reader on the Fox and the humanoids: each
 //! variant loads, has the joints it should, and every original joint moves exactly as in the
 //! original (rest pose and every key time of every clip), except where the variant says what
 //! changes (a shorter tail, longer legs). Optionally the Khronos validator, when
-//! ../shared/tools is there.
+//! the independent tools are beside the repository.
 
 use crate::common::file_variants::checks::{
     REL_TOL, assert_same_mesh, bytes, load_glb, rest_skinned_vertices, size,
@@ -533,7 +533,7 @@ fn creature_variants_four_armed() {
 }
 
 /// The Khronos validator's errors and warnings of a file, counted by code; `None` (with the
-/// reason printed) when ../shared/tools or node is not there.
+/// reason printed) when the independent tools or node are not there.
 fn validator_issues(name: &str, data: &[u8]) -> Option<BTreeMap<String, usize>> {
     let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gltf-validate");
     if !tool.exists() {

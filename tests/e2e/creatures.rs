@@ -1,7 +1,7 @@
-//! Creatures and rigs under other conventions (#9): Fox onto variants of itself (renamed,
+//! Creatures and rigs under other conventions: Fox onto variants of itself (renamed,
 //! re-oriented, rescaled, legs ×1.3, spine split in three, tail shortened), a biped's arms
-//! onto a four-armed variant (the crowd paper's figure 8), and the renamed robot.
-//! Every bone maps, and where the variant is the same body the motion comes back.
+//! onto a four-armed variant (the crowd paper's figure 8), and the robot renamed as met on
+//! real files. Every bone maps, and where the variant is the same body the motion comes back.
 
 use crate::common::asset_path;
 use crate::common::creature_set::{fox_variants, robot_renamed};
@@ -244,8 +244,8 @@ fn a_biped_drives_both_pairs_of_arms_of_a_four_armed_variant() {
     }
 }
 
-/// The robot: `Foot.L` → `FootL`, `Torso` → `Torso_1`, an extra scene node on top.
-/// Every joint maps and the robot moves as itself.
+/// The robot renamed as met on real files: `Foot.L` → `FootL`, `Torso` → `Torso_1`, an extra
+/// scene node on top. Every joint maps and the robot moves as itself.
 #[test]
 fn the_robot_under_other_names_maps_whole_and_moves_as_itself() {
     let dir = tempfile::tempdir().unwrap();
@@ -269,8 +269,8 @@ fn the_robot_under_other_names_maps_whole_and_moves_as_itself() {
     assert!(shift < 1e-3, "{shift:.2e} of the height");
 }
 
-/// Item 5 of #9 on the humanoids: each bundled rig with a clip onto itself under other
-/// names (Mixamo, Unreal, the renaming), other bone axes, ×0.01 and ×100, and
+/// Humanoids under other conventions: each bundled rig with a clip onto itself under other
+/// names (Mixamo, Unreal, a renaming met on real files), other bone axes, ×0.01 and ×100, and
 /// through Blender as Mixamo, maps every bone and gives its clip back.
 #[test]
 fn each_humanoid_onto_itself_under_other_conventions_maps_whole_and_gives_its_clip_back() {

@@ -267,7 +267,7 @@ fn blender_made_characters_keep_their_meshes_names_and_textures() {
 ///
 /// Three stacks cannot be held to that, and for a reason outside this reader: Blender's
 /// FBX exporter writes them differently from the glTF it imported. Blender's own FBX
-/// importer (../shared/tools/pose-dump) reads those files to the same positions as this
+/// importer (the independent tools' pose-dump) reads those files to the same positions as this
 /// reader (within 3e-6 m; `scripts/fbx-vs-blender.py` checks it in CI), and differs from
 /// Blender's own reading of the glTF by as much as here:
 /// - Fox "Run": the glTF keys are not on 24 fps frames (25 keys over 1.158 s) and Blender

@@ -1,4 +1,4 @@
-//! Planted feet and leg IK (#12) on real clips and rigs, judged as an animator would: on
+//! Planted feet and leg IK on real clips and rigs, judged as an animator would: on
 //! the CMU walk and dance, the target's feet slide no more than the source's own (mean and
 //! worst contact), stand within 10 mm of where the source's stand, and the knees never flip
 //! to the other side of their legs. Without planting, the robot's short thighs and long
@@ -146,7 +146,7 @@ fn knees_bend_the_way_the_solved_motion_bends_them() {
     }
 }
 
-/// Reach (#12): the left arm in absolute mode puts its hand where the source's hand is,
+/// Reach: the left arm in absolute mode puts its hand where the source's hand is,
 /// from the hip point and scaled by the heights, on every frame; the other hand is free.
 #[test]
 fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
@@ -236,7 +236,7 @@ fn skate_of(r: &Report) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// Per leg (#12): a leg left unplanted (IK off) slides as the frame-by-frame solve has it
+/// Per leg: a leg left unplanted (IK off) slides as the frame-by-frame solve has it
 /// while the other stays planted; and a limit of 0° on a leg's thigh and shin keeps IK
 /// within the swing the solve already gave them, so that foot is planted less well while
 /// the other is planted as before. Both are saved in the project and come back.
@@ -307,7 +307,7 @@ fn a_leg_can_be_left_unplanted_and_limits_hold_what_ik_adds() {
     }
 }
 
-/// The quality strip's rows (#12): skate, ground and reach per frame. The left hand in
+/// The quality strip's rows: skate, ground and reach per frame. The left hand in
 /// absolute mode reaches its goal on the VRM, so its row stays clear; on the VRM with arms
 /// half as long the scaled goal hangs out of the hand's reach and the row shows where.
 #[test]

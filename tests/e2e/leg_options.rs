@@ -1,4 +1,4 @@
-//! Per-leg solve options (#12) on real clips, each saved in the project and read back: a
+//! Per-leg solve options on real clips, each saved in the project and read back: a
 //! leg's pole turns its knee where IK plants it while the other leg keeps the source's
 //! bend; a leg's own contact thresholds change its contacts alone; contacts drawn by hand on
 //! one clip replace the detected ones there and nowhere else.

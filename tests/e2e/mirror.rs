@@ -81,7 +81,7 @@ fn a_raised_left_arm_mirrors_to_a_raised_right_arm() {
     );
 }
 
-/// The retargeted clip mirrored on the target (#12): `retarget --mirror`'s path. Onto
+/// The retargeted clip mirrored on the target: `retarget --mirror`'s path. Onto
 /// CesiumMan, the robot (its IK feet hung from the root) and the fox (twins from its chains,
 /// its names say no side): mirrored twice the clip comes back within 1e-5 of the height,
 /// and once, the left foot walks the right foot's path reflected across the plane.

@@ -57,9 +57,11 @@ fn targets(dir: &Path) -> Vec<(String, PathBuf)> {
             ("x100", rescaled(&bytes, 100.0)),
             ("long-legs", longer_legs(&bytes, 1.3)),
             ("mixamo-blender", mixamo_through_blender(&bytes, 90.0)),
-            // #9's finding: `Foot.L` → `FootL`, `Torso` → `Torso_1`, an extra node on top.
+            // A renaming met on real files: `Foot.L` → `FootL`, `Torso` → `Torso_1`, an extra
+            // node on top.
             ("renamed", robot_renamed(&bytes)),
-            // #10's finding: bound 0.6 of its size below and aside from where it rests.
+            // A skin bound away from the rest (as FBX exporters write): 0.6 of its size below
+            // and aside from where it rests.
             (
                 "bound-elsewhere",
                 bound_elsewhere(&bytes, glam::Vec3::new(0.2, -0.6, 0.1)),
@@ -76,7 +78,7 @@ fn targets(dir: &Path) -> Vec<(String, PathBuf)> {
             out.push((label, path));
         }
     }
-    // FBX targets (#10), as read; the variant generators write GLB only.
+    // FBX targets, as read; the variant generators write GLB only.
     for name in ["CesiumMan", "RobotExpressive"] {
         out.push((
             format!("{name}(fbx)"),
@@ -89,7 +91,7 @@ fn targets(dir: &Path) -> Vec<(String, PathBuf)> {
 type Sources = Vec<(String, PathBuf, Option<&'static str>)>;
 type Targets = Vec<(String, PathBuf)>;
 
-/// Quadrupeds (#9): Fox's clips onto Fox and its variants (other names, axes, scale,
+/// Quadrupeds: Fox's clips onto Fox and its variants (other names, axes, scale,
 /// longer legs, a split spine, a shorter tail, an extra root).
 fn quadrupeds(dir: &Path) -> (Sources, Targets) {
     let fox = std::fs::read(asset_path("gltf/Fox.glb")).unwrap();
@@ -326,7 +328,7 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)> {
         std::fs::write(&path, make(&std::fs::read(asset_path(rel)).unwrap())).unwrap();
         out.push((label.to_owned(), path, clip));
     }
-    // FBX sources (#10): CesiumMan and the robot as Blender's FBX exporter writes them (the
+    // FBX sources: CesiumMan and the robot as Blender's FBX exporter writes them (the
     // robot binds its root 2.4 units below where it rests).
     out.push((
         "CesiumMan(fbx)".to_owned(),
@@ -508,7 +510,7 @@ fn every_source_onto_every_target_and_variant() {
             // Blender judges the bundled targets under every clip, and every variant under
             // the CMU walk and the fox's walk: a few minutes of CI. FBX sources and targets
             // are read back by Blender's FBX importer.
-            // The robot under #9's names is also judged onto itself: Blender must read its
+            // The renamed robot is also judged onto itself: Blender must read its
             // walk back.
             let renamed_self =
                 src_label == "RobotExpressive:Walking" && tgt_label == "RobotExpressive[renamed]";

@@ -165,7 +165,7 @@ fn a_missing_clip_is_a_clear_error_and_a_fox_target_is_not() {
         &asset_path("gltf/Fox.glb"),
         &ImportOptions::default(),
     );
-    // A fox is no humanoid, but its legs, tail and head map by their chains (#9).
+    // A fox is no humanoid, but its legs, tail and head map by their chains.
     let fox = fox.expect("a quadruped target maps by its chains");
     let legs = fox.map.legs().len();
     assert_eq!(legs, 4, "the fox stands on four leg chains");

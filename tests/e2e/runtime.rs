@@ -1,4 +1,4 @@
-//! The runtime (#13) on real files: the compiled sampler gives `Clip::sample`'s poses bit
+//! The runtime on real files: the compiled sampler gives `Clip::sample`'s poses bit
 //! for bit on every bundled clip (BVH, glTF, VRMA, FBX; STEP, LINEAR and CUBICSPLINE
 //! tracks) in any order of times; `retarget_clip` through it gives the frame-by-frame
 //! solve's keys; and a crowd instance at a clip's frame times gives `retarget_clip`'s

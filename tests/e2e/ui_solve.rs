@@ -1,4 +1,4 @@
-//! The Solve tab, the contact bars and the export panel's mirror (#12) through the UI
+//! The Solve tab, the contact bars and the export panel's mirror through the UI
 //! (egui_kittest), on the CMU walk mapped onto CesiumMan: a clip with clear foot contacts.
 
 use egui::Modifiers;

@@ -1,4 +1,4 @@
-//! The editor for a working day (#14), through the UI (egui_kittest, no GPU): undo back to
+//! The editor for a working day, through the UI (egui_kittest, no GPU): undo back to
 //! the saved state, clickable history, honest pose tools, files named on the command line,
 //! the dialog's fallback, the per-project export path and its overwrite prompt, per-viewport
 //! toggles and the cameras' framing.

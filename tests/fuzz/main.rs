@@ -26,7 +26,7 @@ use mutate::Format;
 use std::sync::atomic::Ordering;
 use supervise::supervised;
 
-/// Cases per format in `cargo test`: the issue asks at least 20,000 in CI.
+/// Cases per format in `cargo test`: CI must run at least 20,000.
 const CI_CASES: u64 = 20_000;
 
 /// The seed of the fixed CI campaigns; the long run takes `FUZZ_SEED` or another.

@@ -1,6 +1,6 @@
-//! The chain skeleton of any rig: the crowd paper's "Golaem Skeleton" (../shared/references
-//! 003, section 2). A rig is cut into bone chains of four kinds: one pelvis, spine chains,
-//! limbs and effectors (plus the joints above the pelvis and loose helpers). Each limb is
+//! The chain skeleton of any rig: the crowd paper's "Golaem Skeleton" (its section 2). A
+//! rig is cut into bone chains of four kinds: one pelvis, spine chains, limbs and effectors
+//! (plus the joints above the pelvis and loose helpers). Each limb is
 //! tagged with its body position (front/center/back, bottom/center/up, left/center/right)
 //! and a limb type (grasper/leg/generic), so a fox, a four-armed biped or a robot can be
 //! mapped onto each other by what their limbs are, not by what their joints are called.

@@ -1,4 +1,4 @@
-//! Foot contacts (#12): where the source plants its feet, found with hysteresis, and how
+//! Foot contacts: where the source plants its feet, found with hysteresis, and how
 //! much each frame is planted once blended in and out. The solver plants the target's feet
 //! there (`retarget::plant`); the editor shows them as bars under the timeline.
 

@@ -1,4 +1,4 @@
-//! Inverse kinematics for the quality layer (#12), after the crowd paper (§4): the analytic
+//! Inverse kinematics for the quality layer, after the crowd paper (§4): the analytic
 //! two-bone solver with its half-plane, FABRIK for longer chains with the 51-sample IK cache,
 //! laying a pose's chain along solved points, and joint limits. Nothing here allocates per
 //! solve: callers own the buffers.

@@ -122,7 +122,7 @@ fn reflect_vector(v: Vec3, n: Vec3) -> Vec3 {
     v - n * (2.0 * v.dot(n))
 }
 
-/// How a clip is mirrored (#12, after the mirroring article).
+/// How a clip is mirrored (after the mirroring article).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct MirrorSettings {

@@ -1,7 +1,7 @@
 //! The animator's quality measures of a retarget: is the target on the floor, in one piece,
 //! and moving like the source? Computed from world joint positions per frame, by exactly the
-//! rules of the independent checker `shared/tools/judge.py`, so that our figures and its
-//! figures on the same pair can be compared.
+//! rules of the independent judge, so that our figures and its figures on the same pair can
+//! be compared.
 //!
 //! Three motions go in: the source clip (A), the retarget output (B, the same frames as A) and
 //! the target's own reference (T: its rest pose or its own clip, possibly a single frame).

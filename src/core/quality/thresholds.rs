@@ -1,4 +1,4 @@
-//! The limits a retarget must keep (the matrix rules). Each is compared with one
+//! The limits a retarget must keep (the quality matrix's rules). Each is compared with one
 //! figure of the report; a figure on its limit passes.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Per-leg solve options (#12), kept by joint name in the project so they survive a re-map:
+//! Per-leg solve options, kept by joint name in the project so they survive a re-map:
 //! which way the knee bends (the pole), the leg's own contact thresholds, and contacts the
 //! user drew by hand on one clip in place of the detected ones.
 

@@ -1,4 +1,4 @@
-//! The target legs the feet planting moves (#12), each paired with the source foot whose
+//! The target legs the feet planting moves, each paired with the source foot whose
 //! contacts plant it, and how each is solved: a thigh–shin–foot path by the analytic
 //! two-bone solver, a longer path (a fox's leg) by the IK cache, and a foot that hangs
 //! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.

@@ -1,5 +1,5 @@
 //! What the runtime needs to solve one frame at a time from many threads: scratch the
-//! caller owns, and the planted feet of a clip precomputed once (#13).
+//! caller owns, and the planted feet of a clip precomputed once.
 //!
 //! Planting needs the whole clip (a contact's plant is the solved foot averaged over the
 //! contact, and the hips come down over neighbouring frames), so a player cannot find it

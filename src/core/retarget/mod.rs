@@ -127,7 +127,7 @@ pub struct Retargeter {
     follows: Vec<FollowSolve>,
     same_rig: bool,
     feet: Vec<feet::FootFit>,
-    /// Target legs the feet planting moves (#12).
+    /// Target legs the feet planting moves.
     legs: Vec<legs_ik::LegIk>,
     solve: plant::SolveSettings,
     /// What the last `retarget_clip` planted.

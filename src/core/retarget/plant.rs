@@ -1,4 +1,4 @@
-//! Planted feet (#12): after the clip is solved frame by frame, each target foot is held
+//! Planted feet: after the clip is solved frame by frame, each target foot is held
 //! still wherever the source's foot is planted, then the leg is solved to reach it. Without
 //! this, a target whose thigh and shin differ in proportion from the source's slides its
 //! feet during contacts (CMU's walk on the robot: 15.8 mm per contact, the source 7.6).

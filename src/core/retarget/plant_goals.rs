@@ -1,4 +1,4 @@
-//! Where planted feet go (#12): each contact's plant on the ground plane, eased in and out,
+//! Where planted feet go: each contact's plant on the ground plane, eased in and out,
 //! and how far the hips come down for legs that cannot reach.
 
 use crate::core::contacts::FootContact;

@@ -1,4 +1,4 @@
-//! Reach (#12): a chain in absolute mode is solved, every frame, so its end lands where the
+//! Reach: a chain in absolute mode is solved, every frame, so its end lands where the
 //! source's end is, measured from the hip point and scaled by the figures' heights: a hand
 //! that touches a table, a foot on a step. Off by default; an option per chain.
 

@@ -1,6 +1,7 @@
-//! The creature variants #9 is measured on: Fox renamed in every pipeline's style, with
-//! other bone axes, ×0.01 and ×100, legs ×1.3, its spine split into three, its tail
-//! shortened, an extra scene node on top; and the renamed RobotExpressive.
+//! The creature variants the mapping of non-humanoids is measured on: Fox renamed in every
+//! pipeline's style, with other bone axes, ×0.01 and ×100, legs ×1.3, its spine split into
+//! three, its tail shortened, an extra scene node on top; and RobotExpressive renamed as met
+//! on real files.
 
 use crate::common::file_variants::glb::Glb;
 use crate::common::file_variants::node_edit::{joint_named, joints_named};
@@ -52,7 +53,8 @@ pub fn fox_variants(fox: &[u8]) -> Vec<Variant> {
     out
 }
 
-/// The robot: `Foot.L` → `FootL`, `Torso` → `Torso_1`, and an extra scene node.
+/// The robot renamed as met on real files: `Foot.L` → `FootL`, `Torso` → `Torso_1`, and an
+/// extra scene node.
 pub fn robot_renamed(robot: &[u8]) -> Vec<u8> {
     let renamed = renamed_with(robot, |n| {
         if n.contains('.') {

@@ -5,7 +5,7 @@ use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::{Asset, ImportError, ImportOptions};
 use std::path::PathBuf;
 
-/// A bundled asset under `assets/` (copies of ../shared/assets, so a fresh clone tests alone).
+/// A bundled asset under `assets/` (copies of the shared assets, so a fresh clone tests alone).
 pub fn asset_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("assets")

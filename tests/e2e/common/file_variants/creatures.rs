@@ -1,4 +1,4 @@
-//! Variants of any skinned GLB for rigs that are not humanoids (issue #9): the same creature
+//! Variants of any skinned GLB for rigs that are not humanoids: the same creature
 //! under one more scene node, with a bone split in several, a chain (a tail) shortened, or
 //! limbs lengthened. Joints are picked by node index (see `node_edit::joint_named` to find
 //! them by name), never by a rig's fixed indices. Every original joint keeps its world

@@ -8,7 +8,7 @@
 //! the file valid glTF. Humanoid joints are found without the product's labeller: the file's
 //! VRM table, else hand-written tables of the bundled rigs' names (`labels`).
 //!
-//! The creature variants (issue #9: `creatures`, `four_armed`, `joint_names`) work on any
+//! The creature variants (`creatures`, `four_armed`, `joint_names`) work on any
 //! skinned rig, joints picked by node index or name predicate (`node_edit::joint_named`):
 //! renamed joints, one more root node, a bone split, a chain shortened, limbs lengthened,
 //! and (humanoids) a second pair of arms.
