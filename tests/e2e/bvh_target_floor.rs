@@ -14,7 +14,6 @@ use retarget_studio::core::{Clip, Pose, RetargetClipOptions, Track};
 use retarget_studio::io::{Asset, ImportOptions};
 use retarget_studio::session::{ExportFormat, ExportJob, Session};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const TARGET: &str = "bvh/01_01.bvh";
 /// 01_01's lowest ankle over its walk, in metres, as Blender reads it (`pose-dump --scale
@@ -133,7 +132,7 @@ fn every_bvh_target_variant_stands_on_its_own_floor_and_check_agrees() {
 
 #[test]
 fn check_passes_01_01_onto_itself() {
-    let out = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let out = crate::common::studio()
         .args(["check", "--source"])
         .arg(asset_path(TARGET))
         .arg("--target")

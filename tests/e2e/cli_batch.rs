@@ -5,10 +5,10 @@ use crate::common::asset_path;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn batch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    crate::common::studio()
         .arg("batch")
         .args(args)
         .output()
@@ -210,7 +210,7 @@ fn ctrl_c_keeps_the_outputs_written_and_starts_no_more() {
     let sources = folder_of(&SOURCES);
     let out = tempfile::tempdir().unwrap();
     // The test hook waits after each output until Ctrl+C: the signal comes after the first.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let mut child = crate::common::studio()
         .args(["batch", "-j", "1", "--sources"])
         .arg(sources.path())
         .arg("--targets")
@@ -253,7 +253,7 @@ fn a_project_applies_to_the_pairs_it_fits_and_the_others_are_automatic() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("walk_robot.ron");
     let robot = asset_path("gltf/RobotExpressive.glb");
-    let mapped = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let mapped = crate::common::studio()
         .args(["map", "-q", "--source"])
         .arg(asset_path("bvh/02_01.bvh"))
         .arg("--target")

@@ -2,10 +2,10 @@
 //! its exit codes (0 pass, 1 a measure over its threshold, 2 bad input).
 
 use crate::common::asset_path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn check(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    crate::common::studio()
         .arg("check")
         .args(args)
         .output()
@@ -178,7 +178,7 @@ fn a_saved_project_checks_as_the_automatic_session() {
         path("gltf/RobotExpressive.glb"),
         path("vrm/cryptovoxels.vrm"),
     );
-    let map = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let map = crate::common::studio()
         .args(["map", "--source", &src, "--target", &tgt, "--out"])
         .arg(&project)
         .output()

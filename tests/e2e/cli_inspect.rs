@@ -2,10 +2,9 @@
 
 use crate::common::asset_path;
 use serde_json::Value;
-use std::process::Command;
 
 fn inspect(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    crate::common::studio()
         .arg("inspect")
         .args(args)
         .output()

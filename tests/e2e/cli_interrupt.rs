@@ -5,11 +5,11 @@
 use crate::common::asset_path;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Runs `retarget` onto `out`, sends SIGINT once it is retargeting; exit code and stderr.
 fn interrupted_retarget(out: &Path) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let mut child = crate::common::studio()
         .args(["retarget", "--source"])
         .arg(asset_path("bvh/02_01.bvh"))
         .arg("--target")

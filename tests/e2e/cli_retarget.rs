@@ -1,19 +1,11 @@
 //! The `map` and `retarget` commands end to end on real files.
 
-use crate::common::asset_path;
+use crate::common::{asset_path, cli};
 use glam::Vec3;
 use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn studio(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -39,7 +31,7 @@ fn retarget_to_glb_reimports_to_the_in_memory_result() {
         asset_path("bvh/02_01.bvh"),
         asset_path("gltf/RobotExpressive.glb"),
     );
-    let o = studio(&[
+    let o = cli(&[
         "retarget",
         "--source",
         p(&src),
@@ -90,7 +82,7 @@ fn map_writes_a_project_that_retarget_reuses() {
         asset_path("bvh/05_06.bvh"),
         asset_path("vrm/cryptovoxels.vrm"),
     );
-    let o = studio(&[
+    let o = cli(&[
         "map",
         "--source",
         p(&src),
@@ -115,7 +107,7 @@ fn map_writes_a_project_that_retarget_reuses() {
     assert_eq!(a, b, "the saved project reproduces the automatic result");
 
     let bvh = dir.path().join("dance.bvh");
-    let o = studio(&[
+    let o = cli(&[
         "retarget",
         "--project",
         p(&project),
@@ -137,7 +129,7 @@ fn all_clips_and_animation_only() {
         asset_path("gltf/RobotExpressive.glb"),
         asset_path("vrm/cryptovoxels.vrm"),
     );
-    let o = studio(&[
+    let o = cli(&[
         "retarget",
         "--source",
         p(&src),
@@ -204,7 +196,7 @@ fn bad_requests_exit_2_with_one_line() {
         ),
     ];
     for (args, needle) in cases {
-        let o = studio(&args);
+        let o = cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -333,7 +325,7 @@ fn retarget_mirror_writes_the_walk_mirrored() {
             p(out),
         ];
         args.extend(extra);
-        let o = studio(&args);
+        let o = cli(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let read = |path: &Path| retarget_studio::io::load(path, &ImportOptions::default()).unwrap();

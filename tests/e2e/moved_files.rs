@@ -79,7 +79,7 @@ fn a_moved_file_is_asked_for_and_the_project_loads_with_it() {
 fn the_cli_names_the_missing_file_and_the_project() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = moved_project(dir.path());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let out = crate::common::studio()
         .args(["check", "--project"])
         .arg(&path)
         .output()

@@ -6,7 +6,7 @@
 use retarget_studio::cli::save_loop::version;
 use retarget_studio::io::project::ProjectFile;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 const KILLS: usize = 200;
@@ -33,7 +33,7 @@ fn a_save_killed_at_any_moment_leaves_the_old_or_the_new_project() {
     let mut rng = Rng(0x5eed_0011);
     let mut seen = [0usize; 2];
     for kill in 0..KILLS {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+        let mut child = crate::common::studio()
             .args(["save-loop", "--pairs", &PAIRS.to_string(), "--out"])
             .arg(&path)
             .stdout(Stdio::piped())

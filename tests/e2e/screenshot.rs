@@ -100,7 +100,7 @@ pub(crate) fn screenshot_with(
     let xvfb = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("shot.png");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retarget-studio"));
+    let mut command = crate::common::studio();
     command.args([
         "screenshot",
         "--out",
@@ -218,7 +218,7 @@ fn screenshot_of_a_project_that_does_not_open_fails_and_names_the_file() {
     let project_path = dir.path().join("broken.ron");
     std::fs::write(&project_path, project).unwrap();
     let out = dir.path().join("shot.png");
-    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let output = crate::common::studio()
         .args(["screenshot", "--out", out.to_str().unwrap()])
         .arg(&project_path)
         .env("DISPLAY", &xvfb.display)
@@ -263,7 +263,7 @@ fn screenshot_of_the_solve_tab_shows_the_contact_bars() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("walk_mapped.ron");
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-    let mapped = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let mapped = crate::common::studio()
         .arg("map")
         .arg("--source")
         .arg(assets.join("bvh/02_01.bvh"))
@@ -341,7 +341,7 @@ fn screenshot_size_is_honoured_over_a_saved_session() {
     let saved = "{\"window\":\"(inner_size_points: Some((1500.0, 950.0)))\"}";
     std::fs::write(state.join("app.ron"), saved).unwrap();
     let out = dir.path().join("shot.png");
-    let output = Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+    let output = crate::common::studio()
         .args([
             "screenshot",
             "--out",

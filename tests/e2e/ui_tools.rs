@@ -1,6 +1,7 @@
 //! The editing tools through the UI (egui_kittest): the bone-map table, the pose tools,
 //! undo/redo and the export panel. Each edit must show on the target at once.
 
+use crate::common::asset_path;
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -13,12 +14,6 @@ use retarget_studio::core::{HumanBone, Pose};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::{Session, SideRole};
 use std::path::{Path, PathBuf};
-
-fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel)
-}
 
 fn harness_on(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
     let prefs = Prefs {
@@ -280,8 +275,8 @@ fn auto_align_reduces_the_worst_bone_angle() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("cesium.ron");
     let session = Session::automatic(
-        &asset("bvh/02_01.bvh"),
-        &asset("gltf/CesiumMan.glb"),
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/CesiumMan.glb"),
         &ImportOptions::default(),
     )
     .unwrap();
@@ -419,9 +414,11 @@ fn table_frame_time_with_a_150_joint_rig() {
     use retarget_studio::core::{JointDef, Skeleton, Transform};
     use retarget_studio::io::gltf_export::{GlbContent, GlbExportOptions, export_glb};
     let dir = tempfile::tempdir().unwrap();
-    let mut vrm =
-        retarget_studio::io::load(&asset("vrm/cryptovoxels.vrm"), &ImportOptions::default())
-            .unwrap();
+    let mut vrm = retarget_studio::io::load(
+        &asset_path("vrm/cryptovoxels.vrm"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
     let s = &vrm.skeletons[0];
     let head = s.find_humanoid(HumanBone::Head).unwrap();
     let mut defs = s.joint_defs();
@@ -441,9 +438,17 @@ fn table_frame_time_with_a_150_joint_rig() {
         content: GlbContent::AnimationOnly,
         keep_existing_animations: false,
     };
-    export_glb(&asset("vrm/cryptovoxels.vrm"), &vrm, 0, &[], &options, &big).unwrap();
+    export_glb(
+        &asset_path("vrm/cryptovoxels.vrm"),
+        &vrm,
+        0,
+        &[],
+        &options,
+        &big,
+    )
+    .unwrap();
     let session = Session::automatic(
-        &asset("gltf/RobotExpressive.glb"),
+        &asset_path("gltf/RobotExpressive.glb"),
         &big,
         &ImportOptions::default(),
     )

@@ -1,6 +1,7 @@
 //! The viewports' fixed views, the follow camera, the Quality tab and the quality strip
 //! under the timeline, through the UI (egui_kittest, no GPU).
 
+use crate::common::asset_path;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
@@ -9,13 +10,6 @@ use retarget_studio::app::command::Command;
 use retarget_studio::app::panels::Tab;
 use retarget_studio::app::studio::{Prefs, StudioApp};
 use retarget_studio::core::HumanBone;
-use std::path::PathBuf;
-
-fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel)
-}
 
 /// The demo, paused, on `tab`.
 fn harness(tab: Tab) -> Harness<'static, StudioApp> {
@@ -115,7 +109,7 @@ fn the_follow_camera_moves_with_the_hips_and_stays_when_off() {
     let mut h = harness(Tab::BoneMap);
     // CMU's walk onto the demo's VRM character: the hips travel metres.
     h.state_mut()
-        .run(Command::LoadSource(asset("bvh/02_01.bvh")));
+        .run(Command::LoadSource(asset_path("bvh/02_01.bvh")));
     h.state_mut().playback.playing = false;
     h.run_steps(3);
     assert!(h.state().error.is_none(), "{:?}", h.state().error);
@@ -305,9 +299,9 @@ fn the_floor_is_where_the_walk_puts_the_feet() {
     // floor shows it, which is the point).
     let mut h = harness(Tab::BoneMap);
     for target in ["gltf/CesiumMan.glb", "vrm/cryptovoxels.vrm"] {
-        h.state_mut().run(Command::LoadTarget(asset(target)));
+        h.state_mut().run(Command::LoadTarget(asset_path(target)));
         h.state_mut()
-            .run(Command::LoadSource(asset("bvh/02_01.bvh")));
+            .run(Command::LoadSource(asset_path("bvh/02_01.bvh")));
         h.state_mut().playback.playing = false;
         h.run_steps(2);
         assert!(h.state().error.is_none(), "{:?}", h.state().error);

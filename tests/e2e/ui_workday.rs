@@ -3,6 +3,7 @@
 //! the dialog's fallback, the per-project export path and its overwrite prompt, per-viewport
 //! toggles and the cameras' framing.
 
+use crate::common::asset_path;
 use crate::common::editor::editor_on;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -14,15 +15,9 @@ use retarget_studio::app::studio::{Prefs, StudioApp};
 use retarget_studio::core::HumanBone;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::{Edit, Session, SideRole};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 type H = Harness<'static, StudioApp>;
-
-fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel)
-}
 
 /// The editor started as `retarget-studio FILE` would, paused.
 fn launched_on(file: &Path, tab: Tab, size: egui::Vec2) -> H {
@@ -170,8 +165,8 @@ fn target_container(app: &StudioApp) -> Quat {
 fn reset_keeps_the_facing_fix_and_clear_all_edits_is_apart() {
     // The VRM faces -Z: the automatic set-up turns it 180°.
     let auto = Session::automatic(
-        &asset("bvh/02_01.bvh"),
-        &asset("vrm/cryptovoxels.vrm"),
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("vrm/cryptovoxels.vrm"),
         &ImportOptions::default(),
     )
     .unwrap();
@@ -232,7 +227,7 @@ fn quarter_turns_read_as_typed() {
 
 #[test]
 fn a_glb_argument_opens_as_the_target_and_a_bvh_as_the_source() {
-    let robot = asset("gltf/RobotExpressive.glb");
+    let robot = asset_path("gltf/RobotExpressive.glb");
     let h = launched_on(&robot, Tab::BoneMap, egui::vec2(1500.0, 900.0));
     assert_eq!(h.state().error, None);
     let s = h.state().doc.session.as_ref().unwrap();
@@ -242,7 +237,7 @@ fn a_glb_argument_opens_as_the_target_and_a_bvh_as_the_source() {
         "{}",
         title(&h)
     );
-    let bvh = asset("bvh/02_01.bvh");
+    let bvh = asset_path("bvh/02_01.bvh");
     let h = launched_on(&bvh, Tab::BoneMap, egui::vec2(1500.0, 900.0));
     assert_eq!(h.state().error, None);
     assert_eq!(h.state().doc.session.as_ref().unwrap().source.path, bvh);
@@ -260,7 +255,7 @@ fn without_a_file_dialog_a_typed_path_loads_the_source() {
     h.state_mut().run(Command::LoadSourceDialog);
     h.run_steps(2);
     assert!(h.state().path_prompt.is_some(), "the fallback shows");
-    let bvh = asset("bvh/02_01.bvh");
+    let bvh = asset_path("bvh/02_01.bvh");
     h.get_by_label("Path").type_text(&bvh.display().to_string());
     h.run_steps(1);
     h.get_by_label("OK").click();
@@ -273,8 +268,8 @@ fn without_a_file_dialog_a_typed_path_loads_the_source() {
 fn the_export_path_is_the_projects_own_and_overwriting_asks() {
     let dir = tempfile::tempdir().unwrap();
     let session = Session::automatic(
-        &asset("bvh/02_01.bvh"),
-        &asset("gltf/RobotExpressive.glb"),
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/RobotExpressive.glb"),
         &ImportOptions::default(),
     )
     .unwrap();
@@ -322,8 +317,8 @@ fn the_export_path_is_the_projects_own_and_overwriting_asks() {
 fn a_meshless_source_keeps_its_skeleton_and_helper_bones_hide() {
     let dir = tempfile::tempdir().unwrap();
     let session = Session::automatic(
-        &asset("bvh/02_01.bvh"),
-        &asset("gltf/RobotExpressive.glb"),
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/RobotExpressive.glb"),
         &ImportOptions::default(),
     )
     .unwrap();
@@ -378,8 +373,8 @@ fn all_in_frame(h: &H, i: usize) -> bool {
 fn both_characters_start_framed_whatever_their_scale_and_size() {
     let dir = tempfile::tempdir().unwrap();
     let mut session = Session::automatic(
-        &asset("bvh/02_01.bvh"),
-        &asset("gltf/RobotExpressive.glb"),
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/RobotExpressive.glb"),
         &ImportOptions::default(),
     )
     .unwrap();

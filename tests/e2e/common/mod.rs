@@ -12,12 +12,15 @@ pub fn asset_path(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The `retarget-studio` binary this test run built, as a command to add arguments to: the
+/// one way every test starts it.
+pub fn studio() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
+}
+
 /// Runs the CLI with `args`; gives back its output whatever the exit code.
 pub fn cli(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_retarget-studio"))
-        .args(args)
-        .output()
-        .unwrap()
+    studio().args(args).output().unwrap()
 }
 
 /// Runs the CLI and gives back its standard output, failing the test on a non-zero exit.
