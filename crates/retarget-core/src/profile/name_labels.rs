@@ -1,0 +1,382 @@
+//! From what names say to VRM bones. A name alone is often not enough: `LeftLeg` is the
+//! lower leg in Mixamo but `Left leg` is the upper leg in a VRoid export, `Spine1` is the chest
+//! in one rig and the upper chest in another, and finger joints are numbered from 0 or 1.
+//! So the parts read from names are settled against their neighbours in the hierarchy:
+//! the spine by its place between hips and neck, fingers by depth, legs by what lies above
+//! and below them.
+
+use super::names::{Finger, NameInfo, Part, Side};
+use super::tree::Tree;
+use super::{Candidate, LabelMethod, spine_bones};
+use crate::HumanBone;
+
+/// Confidence of a label that a clear keyword gave (`UpperArm.L`, `thigh_l`).
+const CLEAR: f32 = 0.9;
+/// An exact VRM 1.0 or Mixamo name.
+const EXACT: f32 = 0.95;
+
+/// Every label the names suggest; several may claim one bone or one joint, and the merge in
+/// `auto_label` keeps the most confident.
+pub(super) fn name_candidates(infos: &[NameInfo], tree: &Tree) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (j, info) in infos.iter().enumerate() {
+        if let Some(bone) = info.exact
+            && !is_finger(bone)
+        {
+            out.push(candidate(j, bone, EXACT));
+        }
+        if let Some((bone, confidence)) = part_bone(j, infos, tree) {
+            out.push(candidate(j, bone, confidence));
+        }
+    }
+    let neck = first_of(infos, tree, Part::Neck, HumanBone::Neck);
+    if let Some(neck) = neck {
+        out.push(candidate(neck, HumanBone::Neck, CLEAR));
+    }
+    spine_candidates(infos, tree, neck, &mut out);
+    finger_candidates(infos, tree, &mut out);
+    out
+}
+
+fn candidate(joint: usize, bone: HumanBone, confidence: f32) -> Candidate {
+    Candidate {
+        joint,
+        bone,
+        method: LabelMethod::Name,
+        confidence,
+    }
+}
+
+pub(super) fn is_finger(bone: HumanBone) -> bool {
+    let s = bone.as_str();
+    ["Thumb", "Index", "Middle", "Ring", "Little"]
+        .iter()
+        .any(|f| s.contains(f))
+}
+
+/// The bone of one joint whose part needs at most its own side and its ancestors' or
+/// descendants' parts to settle.
+fn part_bone(j: usize, infos: &[NameInfo], tree: &Tree) -> Option<(HumanBone, f32)> {
+    use HumanBone::*;
+    let part = infos[j].part?;
+    match part {
+        Part::Hips => return Some((Hips, CLEAR)),
+        Part::Head => return Some((Head, CLEAR)),
+        Part::Jaw => return Some((Jaw, 0.85)),
+        _ => {}
+    }
+    let side = infos[j].side?;
+    let with = |k: usize, parts: &[Part]| {
+        infos[k].side == Some(side) && infos[k].part.is_some_and(|p| parts.contains(&p))
+    };
+    let above = |parts: &[Part]| tree.ancestors(j).any(|a| with(a, parts));
+    let below = |parts: &[Part]| tree.subtree(j).into_iter().skip(1).any(|d| with(d, parts));
+    let (left, right, confidence) = match part {
+        Part::Eye => (LeftEye, RightEye, 0.85),
+        Part::Clavicle => (LeftShoulder, RightShoulder, CLEAR),
+        Part::Shoulder if above(&[Part::Clavicle, Part::Shoulder]) => {
+            (LeftUpperArm, RightUpperArm, 0.8)
+        }
+        Part::Shoulder => (LeftShoulder, RightShoulder, CLEAR),
+        Part::UpperArm => (LeftUpperArm, RightUpperArm, CLEAR),
+        Part::LowerArm => (LeftLowerArm, RightLowerArm, CLEAR),
+        Part::Hand => (LeftHand, RightHand, CLEAR),
+        Part::Palm => return palm_as_hand(j, side, infos, tree),
+        Part::SideHip if below(&[Part::UpperLeg]) => return None,
+        Part::SideHip => (LeftUpperLeg, RightUpperLeg, 0.75),
+        Part::UpperLeg => (LeftUpperLeg, RightUpperLeg, CLEAR),
+        Part::LowerLeg => (LeftLowerLeg, RightLowerLeg, CLEAR),
+        Part::Leg if above(&[Part::UpperLeg, Part::Leg, Part::SideHip]) => {
+            (LeftLowerLeg, RightLowerLeg, 0.85)
+        }
+        Part::Leg if below(&[Part::LowerLeg, Part::Leg]) => (LeftUpperLeg, RightUpperLeg, 0.8),
+        // A lone bare `leg`: Mixamo and CMU, the commonest sources, mean the lower leg.
+        Part::Leg => (LeftLowerLeg, RightLowerLeg, 0.6),
+        Part::Foot => (LeftFoot, RightFoot, CLEAR),
+        Part::Toes => (LeftToes, RightToes, 0.85),
+        _ => return None,
+    };
+    Some((side.pick(left, right), confidence))
+}
+
+/// A rig without a hand joint (RobotExpressive: `Palm1..3.L` at the wrist, one per finger)
+/// gets its hand from a palm; the one leading to the middle finger is the most central.
+fn palm_as_hand(j: usize, side: Side, infos: &[NameInfo], tree: &Tree) -> Option<(HumanBone, f32)> {
+    let has_hand = infos
+        .iter()
+        .any(|i| i.side == Some(side) && i.part == Some(Part::Hand));
+    if has_hand {
+        return None;
+    }
+    let to_middle = tree.children[j]
+        .iter()
+        .any(|&c| infos[c].part == Some(Part::Finger(Finger::Middle)));
+    let confidence = if to_middle { 0.7 } else { 0.6 };
+    Some((
+        side.pick(HumanBone::LeftHand, HumanBone::RightHand),
+        confidence,
+    ))
+}
+
+/// The joint nearest the root whose name says `part` (or is exactly `bone`): with two neck
+/// joints (`Neck`, `Neck1`; `neck_01`, `neck_02`) the lower one is the VRM neck.
+fn first_of(infos: &[NameInfo], tree: &Tree, part: Part, bone: HumanBone) -> Option<usize> {
+    (0..infos.len())
+        .filter(|&j| infos[j].part == Some(part) || infos[j].exact == Some(bone))
+        .min_by_key(|&j| (tree.depth[j], j))
+}
+
+/// Spine, chest and upper chest by place along the chain between hips and neck, because the
+/// numbers in names disagree between rigs (`Spine1` is the chest in Mixamo, the upper chest
+/// in CMU where `LowerBack` comes first).
+fn spine_candidates(
+    infos: &[NameInfo],
+    tree: &Tree,
+    neck: Option<usize>,
+    out: &mut Vec<Candidate>,
+) {
+    let hips = first_of(infos, tree, Part::Hips, HumanBone::Hips);
+    let top = neck.or_else(|| first_of(infos, tree, Part::Head, HumanBone::Head));
+    let spine_like = |j: usize| infos[j].part == Some(Part::SpineLike);
+    let chain: Vec<usize> = match (hips, top) {
+        (Some(h), Some(t)) => tree.between(h, t),
+        _ => None,
+    }
+    .map(|path| {
+        path.into_iter()
+            .filter(|&j| infos[j].part.is_none() || spine_like(j))
+            .collect()
+    })
+    .unwrap_or_else(|| {
+        let mut named: Vec<usize> = (0..infos.len()).filter(|&j| spine_like(j)).collect();
+        named.sort_by_key(|&j| (tree.depth[j], j));
+        named
+    });
+    for (&j, bone) in chain.iter().zip(spine_bones(chain.len())) {
+        let Some(bone) = bone else { continue };
+        out.push(if spine_like(j) {
+            candidate(j, bone, 0.85)
+        } else {
+            // On the chain but unnamed: its place says spine, its name does not.
+            Candidate {
+                joint: j,
+                bone,
+                method: LabelMethod::Topology,
+                confidence: 0.55,
+            }
+        });
+    }
+}
+
+/// Finger segments by depth below the hand, since rigs count from 0 (`Thumb0_L`), from 1
+/// (`index_01_l`) or not at all (`Index.L`, `Index2.L`).
+fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) {
+    let mut groups: Vec<((Side, Finger), Vec<usize>)> = Vec::new();
+    for (j, info) in infos.iter().enumerate() {
+        let finger = match info.part {
+            Some(Part::Finger(f)) => f,
+            // Below a named finger (the Knight's `MiddleHand.L → Fingers.L`), `Fingers`
+            // continues that finger's chain rather than starting the index.
+            Some(Part::Fingers) if !below_a_finger(j, infos, tree) => Finger::Index,
+            _ => continue,
+        };
+        let Some(side) = arm_side(j, infos, tree).or(info.side) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(k, _)| *k == (side, finger)) {
+            Some((_, joints)) => joints.push(j),
+            None => groups.push(((side, finger), vec![j])),
+        }
+    }
+    for ((side, finger), mut joints) in groups {
+        joints.sort_by_key(|&j| (tree.depth[j], j));
+        for (k, &j) in joints.iter().enumerate() {
+            let Some(bone) = finger_bone(side, finger, k) else {
+                break;
+            };
+            // CMU's one `LFingers` joint stands for four fingers; the index is a guess.
+            let confidence = if infos[j].part == Some(Part::Fingers) {
+                0.6
+            } else {
+                0.85
+            };
+            out.push(candidate(j, bone, confidence));
+        }
+    }
+}
+
+fn below_a_finger(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
+    tree.ancestors(j)
+        .any(|a| matches!(infos[a].part, Some(Part::Finger(_))))
+}
+
+/// The side of the hand or arm a finger hangs from: where a finger's name says the other
+/// side (the Quaternius Knight's `Thumb.R` on the left palm), the hierarchy is right.
+fn arm_side(j: usize, infos: &[NameInfo], tree: &Tree) -> Option<Side> {
+    let arm = [Part::Hand, Part::Palm, Part::LowerArm, Part::UpperArm];
+    tree.ancestors(j)
+        .map(|a| &infos[a])
+        .find(|i| i.side.is_some() && i.part.is_some_and(|p| arm.contains(&p)))
+        .and_then(|i| i.side)
+}
+
+/// The `k`-th segment (from the palm) of a finger: metacarpal, proximal, distal for the thumb
+/// (VRM 1.0), proximal, intermediate, distal for the others.
+pub(super) fn finger_bone(side: Side, finger: Finger, k: usize) -> Option<HumanBone> {
+    use HumanBone::*;
+    let [left, right]: [[HumanBone; 3]; 2] = match finger {
+        Finger::Thumb => [
+            [LeftThumbMetacarpal, LeftThumbProximal, LeftThumbDistal],
+            [RightThumbMetacarpal, RightThumbProximal, RightThumbDistal],
+        ],
+        Finger::Index => [
+            [LeftIndexProximal, LeftIndexIntermediate, LeftIndexDistal],
+            [RightIndexProximal, RightIndexIntermediate, RightIndexDistal],
+        ],
+        Finger::Middle => [
+            [LeftMiddleProximal, LeftMiddleIntermediate, LeftMiddleDistal],
+            [
+                RightMiddleProximal,
+                RightMiddleIntermediate,
+                RightMiddleDistal,
+            ],
+        ],
+        Finger::Ring => [
+            [LeftRingProximal, LeftRingIntermediate, LeftRingDistal],
+            [RightRingProximal, RightRingIntermediate, RightRingDistal],
+        ],
+        Finger::Little => [
+            [LeftLittleProximal, LeftLittleIntermediate, LeftLittleDistal],
+            [
+                RightLittleProximal,
+                RightLittleIntermediate,
+                RightLittleDistal,
+            ],
+        ],
+    };
+    match side {
+        Side::Left => left.get(k).copied(),
+        Side::Right => right.get(k).copied(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::names::read_name;
+    use super::*;
+    use glam::Vec3;
+
+    /// Labels of a bare hierarchy from names only (positions do not matter here).
+    fn labels(joints: &[(&str, Option<usize>)]) -> Vec<(String, HumanBone)> {
+        let parents: Vec<Option<usize>> = joints.iter().map(|j| j.1).collect();
+        let tree = Tree::new(&parents, vec![Vec3::ZERO; joints.len()]);
+        let infos: Vec<NameInfo> = joints.iter().map(|j| read_name(j.0)).collect();
+        let mut cands = name_candidates(&infos, &tree);
+        cands.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        let mut out: Vec<(String, HumanBone)> = Vec::new();
+        for c in cands {
+            if !out
+                .iter()
+                .any(|(n, b)| *n == joints[c.joint].0 || *b == c.bone)
+            {
+                out.push((joints[c.joint].0.to_owned(), c.bone));
+            }
+        }
+        out
+    }
+
+    fn bone_of(labels: &[(String, HumanBone)], name: &str) -> Option<HumanBone> {
+        labels.iter().find(|(n, _)| n == name).map(|(_, b)| *b)
+    }
+
+    #[test]
+    fn cmu_spine_chain_and_legs() {
+        let l = labels(&[
+            ("Hips", None),
+            ("LHipJoint", Some(0)),
+            ("LeftUpLeg", Some(1)),
+            ("LeftLeg", Some(2)),
+            ("LowerBack", Some(0)),
+            ("Spine", Some(4)),
+            ("Spine1", Some(5)),
+            ("Neck", Some(6)),
+            ("Neck1", Some(7)),
+            ("Head", Some(8)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "LHipJoint"), None);
+        assert_eq!(bone_of(&l, "LeftUpLeg"), Some(LeftUpperLeg));
+        assert_eq!(bone_of(&l, "LeftLeg"), Some(LeftLowerLeg));
+        assert_eq!(bone_of(&l, "LowerBack"), Some(Spine));
+        assert_eq!(bone_of(&l, "Spine"), Some(Chest));
+        assert_eq!(bone_of(&l, "Spine1"), Some(UpperChest));
+        assert_eq!(bone_of(&l, "Neck"), Some(Neck));
+        assert_eq!(bone_of(&l, "Neck1"), None);
+    }
+
+    #[test]
+    fn vroid_leg_is_the_upper_leg_and_fingers_go_by_depth() {
+        let l = labels(&[
+            ("Hips", None),
+            ("Left leg", Some(0)),
+            ("Left knee", Some(1)),
+            ("Left wrist", Some(0)),
+            ("Thumb0_L", Some(3)),
+            ("Thumb1_L", Some(4)),
+            ("Thumb2_L", Some(5)),
+            ("index_01_l", Some(3)),
+            ("index_02_l", Some(7)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Left leg"), Some(LeftUpperLeg));
+        assert_eq!(bone_of(&l, "Left knee"), Some(LeftLowerLeg));
+        assert_eq!(bone_of(&l, "Thumb0_L"), Some(LeftThumbMetacarpal));
+        assert_eq!(bone_of(&l, "Thumb2_L"), Some(LeftThumbDistal));
+        assert_eq!(bone_of(&l, "index_02_l"), Some(LeftIndexIntermediate));
+    }
+
+    #[test]
+    fn a_finger_takes_the_side_of_the_hand_it_hangs_from() {
+        let l = labels(&[
+            ("Hips", None),
+            ("LowerArm.L", Some(0)),
+            ("Palm.L", Some(1)),
+            ("Thumb.R", Some(1)),
+            ("Thumb2.R", Some(3)),
+            ("LowerArm.R", Some(0)),
+            ("Thumb.L", Some(5)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Thumb.R"), Some(LeftThumbMetacarpal));
+        assert_eq!(bone_of(&l, "Thumb2.R"), Some(LeftThumbProximal));
+        assert_eq!(bone_of(&l, "Thumb.L"), Some(RightThumbMetacarpal));
+        let l = labels(&[
+            ("Hand.L", None),
+            ("MiddleHand.L", Some(0)),
+            ("Fingers.L", Some(1)),
+        ]);
+        assert_eq!(bone_of(&l, "MiddleHand.L"), Some(LeftMiddleProximal));
+        assert_eq!(
+            bone_of(&l, "Fingers.L"),
+            None,
+            "continues the middle finger"
+        );
+    }
+
+    #[test]
+    fn smpl_shoulder_under_a_collar_is_the_upper_arm() {
+        let l = labels(&[
+            ("Pelvis", None),
+            ("L_Collar", Some(0)),
+            ("L_Shoulder", Some(1)),
+            ("L_Elbow", Some(2)),
+            ("L_Hip", Some(0)),
+            ("L_Knee", Some(4)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Pelvis"), Some(Hips));
+        assert_eq!(bone_of(&l, "L_Collar"), Some(LeftShoulder));
+        assert_eq!(bone_of(&l, "L_Shoulder"), Some(LeftUpperArm));
+        assert_eq!(bone_of(&l, "L_Hip"), Some(LeftUpperLeg));
+    }
+}

@@ -1,0 +1,614 @@
+//! The retargeter: built once from two skeletons, their reference poses and a bone map; then
+//! each frame is one flat pass over caller-owned arrays with no allocation.
+//!
+//! Rotation (docs/design.md, "The retarget"): `Wt = Ws * Bs⁻¹ * Bt`, `Lt = Pt⁻¹ * Wt`, with
+//! the real parent rotation `Pt` of this frame so unmapped bones in between keep their
+//! reference pose.
+
+mod clip;
+mod copies;
+mod feet;
+mod fit;
+mod fk;
+mod leg_options;
+mod legs_ik;
+mod live;
+mod locals;
+mod plan;
+mod plant;
+mod plant_goals;
+mod reach;
+pub(crate) mod root;
+mod settings;
+mod still;
+#[cfg(test)]
+mod test_rigs;
+mod turns;
+mod twist;
+
+pub use clip::{RetargetClipOptions, make_continuous};
+pub use leg_options::{
+    ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, merged, spans_to_contacts,
+};
+pub use live::{PlantScratch, PlantTrack, PoseScratch};
+pub use plant::{PlantReport, SolveSettings};
+pub use reach::{ReachChain, path_between};
+pub use root::{Legs, common_ancestor, route_to_pelvis};
+
+use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
+use self::root::{RootSolve, chain_world};
+use crate::mapping::{BoneMap, TranslationMode};
+use crate::pose::Pose;
+use crate::reference::{ReferencePose, rotation_of};
+use crate::skeleton::Skeleton;
+use glam::{Affine3A, Quat, Vec3};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetError {
+    #[error("the {side} reference pose has {got} joints but its skeleton has {expected}")]
+    PoseSize {
+        side: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    #[error("the bone map names {side} joint {joint}, but that skeleton has {len} joints")]
+    JointOutOfRange {
+        side: &'static str,
+        joint: usize,
+        len: usize,
+    },
+    #[error(
+        "the clip spans {secs} s: at {fps} fps that is {frames} frames, more than the \
+         {MAX_FRAMES} a retarget writes"
+    )]
+    TooLong { secs: f32, fps: f32, frames: f64 },
+    #[error(
+        "the solved pose of target joint '{joint}' at {time} s is not finite or lies beyond \
+         {:e} units: the source's numbers are too large to retarget",
+        crate::skeleton::MAX_EXTENT / 1000.0
+    )]
+    Overflow { joint: String, time: f32 },
+}
+
+/// The most frames one retarget writes: 2.3 hours at 120 fps. A clip whose keys claim more
+/// is a broken file, and sampling it would take all memory.
+pub const MAX_FRAMES: usize = 1_000_000;
+
+/// A target joint whose translation follows the source.
+#[derive(Clone, Debug)]
+struct TranslationSolve {
+    target: usize,
+    /// Source joints from the root down to the driving joint.
+    source_chain: Vec<usize>,
+    /// Target joints from the root down to the target joint's parent.
+    target_chain: Vec<usize>,
+    source_reference: Vec3,
+    target_reference: Vec3,
+    /// The reference local offsets from the parents (`copies`).
+    source_rest: Vec3,
+    target_rest: Vec3,
+    /// The source joint's parent, where the target joint's parent is mapped from it: the
+    /// joint then keeps its offset from its parent as the source's keeps its own (`copies`).
+    source_parent: Option<usize>,
+    /// Above a pelvis (an armature root whose bind and rest differ): solved before the
+    /// pelvis, which hangs from it.
+    above_pelvis: bool,
+    /// Its solve in the parent's frame, where one applies (`copies`).
+    local: Option<copies::LocalCopy>,
+}
+
+/// What one frame's translation solves read: the source pose, its placed joints and world
+/// rotations, the target's world rotations, and whether both sides are rigid (`copies`).
+struct Frame<'a> {
+    source: &'a Pose,
+    placed: &'a [Affine3A],
+    /// The container's scale where `placed` holds positions alone (`fk::place_positions`).
+    placed_scale: Option<f32>,
+    source_world: &'a [Quat],
+    target_world: &'a [Quat],
+    rigid: Option<(f32, f32)>,
+}
+
+/// Cloning copies the plan (a few kilobytes): the runtime fits one copy per clip.
+#[derive(Clone)]
+pub struct Retargeter {
+    source_parents: Vec<Option<usize>>,
+    source_container: Affine3A,
+    source_container_rotation: Quat,
+    target_parents: Vec<Option<usize>>,
+    target_container: Affine3A,
+    target_container_rotation: Quat,
+    target_reference: Pose,
+    rotations: Vec<RotationSolve>,
+    translations: Vec<TranslationSolve>,
+    roots: Vec<RootSolve>,
+    /// Per target joint, the root solve whose pelvis it is (looked up every frame).
+    root_at: Vec<Option<usize>>,
+    follows: Vec<FollowSolve>,
+    same_rig: bool,
+    feet: Vec<feet::FootFit>,
+    /// Target legs the feet planting moves.
+    legs: Vec<legs_ik::LegIk>,
+    solve: plant::SolveSettings,
+    /// What the last `retarget_clip` planted.
+    last_plant: plant::PlantReport,
+    /// Each target joint's twin, for mirroring, as the session finds them (labels, names,
+    /// chains); `None`: by names alone (`twins_of`), found when a mirror is made.
+    mirror_twins: Option<Vec<usize>>,
+    /// Chains solved in absolute mode (`reach`).
+    reach: Vec<reach::ReachChain>,
+    /// The source's height in its reference pose (contacts are measured against it).
+    source_height: f32,
+    /// The target's height in its reference pose (a planted foot's slide scales by it).
+    target_height: f32,
+    /// Source joints the solves place in the world (the root motion's and the copied
+    /// translations' chains), each once a frame (`fk::place`), parents first.
+    source_placed: Vec<usize>,
+    /// The same, on a frame whose copied translations take their local form.
+    source_placed_rigid: Vec<usize>,
+    /// The source container's origin, turn and uniform scale, when it scales uniformly:
+    /// placed joints then go down quaternions where no joint scales (`fk::place_positions`).
+    source_top: Option<(glam::Vec3A, Quat, f32)>,
+    /// The containers' uniform scales when neither side stretches (`copies`).
+    rigid: Option<(f32, f32)>,
+    /// The solves share the target's world transforms (`fk::memo_is_exact`).
+    target_memo: bool,
+    /// Which joints are solved in their parent's frame (`locals`); made again whenever
+    /// `rotations` change.
+    locals: locals::LocalPlan,
+    // Scratch, reused every frame.
+    scratch: PoseScratch,
+}
+
+fn check_map(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> Result<(), RetargetError> {
+    for p in map.pairs() {
+        for (side, joint, len) in [
+            ("source", p.source, source.len()),
+            ("target", p.target, target.len()),
+        ] {
+            if joint >= len {
+                return Err(RetargetError::JointOutOfRange { side, joint, len });
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Retargeter {
+    pub fn new(
+        source: &Skeleton,
+        source_reference: &ReferencePose,
+        target: &Skeleton,
+        target_reference: &ReferencePose,
+        map: &BoneMap,
+    ) -> Result<Self, RetargetError> {
+        for (side, pose, skel) in [
+            ("source", source_reference, source),
+            ("target", target_reference, target),
+        ] {
+            if pose.locals.len() != skel.len() {
+                return Err(RetargetError::PoseSize {
+                    side,
+                    got: pose.locals.len(),
+                    expected: skel.len(),
+                });
+            }
+        }
+        check_map(map, source, target)?;
+        let map = &root::route_to_pelvis(map, source, target);
+        let source_world = source_reference.world_matrices(source);
+        let target_world = target_reference.world_matrices(target);
+        let src_ref = SideReference::new(source_world.clone());
+        let tgt_ref = SideReference::new(target_world.clone());
+        let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
+        let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let feet = foot_fits(map, &rotations, &src_ref);
+        let tgt_height = {
+            let ys = tgt_ref.positions.iter().map(|p| p.y);
+            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+        };
+        let (lo, hi) = src_ref
+            .positions
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+                (lo.min(p.y), hi.max(p.y))
+            });
+        let moved = |p: &&crate::BonePair| p.translation != TranslationMode::None;
+        let roots = map
+            .pairs()
+            .iter()
+            .filter(moved)
+            .filter(|p| p.translation != TranslationMode::Copy)
+            .map(|p| RootSolve::new(p, map, (source, &source_world), (target, &target_world)))
+            .collect::<Vec<_>>();
+        let mut root_at = vec![None; target.len()];
+        for (k, r) in roots.iter().enumerate() {
+            root_at[r.pelvis()] = Some(k);
+        }
+        let translations: Vec<TranslationSolve> = map
+            .pairs()
+            .iter()
+            .filter(|p| p.translation == TranslationMode::Copy)
+            .map(|p| {
+                let mut target_chain = chain_to_root(target.parents(), p.target);
+                target_chain.pop();
+                let source_parent = source.parents()[p.source].filter(|&sp| {
+                    let tp = target.parents()[p.target];
+                    tp.and_then(|tp| map.for_target(tp))
+                        .is_some_and(|q| q.source == sp)
+                });
+                TranslationSolve {
+                    above_pelvis: roots
+                        .iter()
+                        .any(|r| target.is_ancestor(p.target, r.pelvis())),
+                    target: p.target,
+                    source_chain: chain_to_root(source.parents(), p.source),
+                    target_chain,
+                    source_reference: src_ref.positions[p.source],
+                    target_reference: tgt_ref.positions[p.target],
+                    source_rest: source_reference.locals.translations[p.source],
+                    target_rest: target_reference.locals.translations[p.target],
+                    source_parent,
+                    local: None,
+                }
+            })
+            .collect();
+        let mut translations = translations;
+        let mut roots = roots;
+        for r in &mut roots {
+            r.hips_move = r.hips_moved_by(|j| translations.iter().any(|t| t.target == j));
+        }
+        let locals = copies::local_copies(&translations, target.parents());
+        for (t, local) in translations.iter_mut().zip(locals) {
+            t.local = local;
+        }
+        let placed_by = |local_copies: bool| {
+            let copied = translations
+                .iter()
+                .filter(move |t| !(local_copies && t.local.is_some()));
+            fk::joints_of(
+                source.len(),
+                (roots.iter().flat_map(|r| r.source_chains().iter()))
+                    .chain(copied.map(|t| &t.source_chain))
+                    .map(|c| &c[..]),
+            )
+        };
+        let (source_placed, source_placed_rigid) = (placed_by(false), placed_by(true));
+        let source_container = Affine3A::from_mat4(source_reference.container);
+        let target_container = Affine3A::from_mat4(target_reference.container);
+        // Only a retargeter with local copies checks each frame for rigidity.
+        let rigid =
+            copies::rigid_scales(source_container, target_container, &target_reference.locals)
+                .filter(|_| translations.iter().any(|t| t.local.is_some()));
+        let legs = legs_ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
+        // A pelvis placed again after the joints below it (`RootSolve::settle`) would leave
+        // their memoized worlds behind.
+        let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
+            && !roots.iter().any(|r| r.hips_move);
+        let mut retargeter = Self {
+            source_parents: source.parents().to_vec(),
+            source_container,
+            source_container_rotation: rotation_of(source_reference.container),
+            target_parents: target.parents().to_vec(),
+            target_container,
+            target_container_rotation: rotation_of(target_reference.container),
+            target_reference: target_reference.locals.clone(),
+            rotations,
+            translations,
+            root_at,
+            roots,
+            follows,
+            same_rig: false,
+            legs,
+            solve: plant::SolveSettings::frame_by_frame(),
+            last_plant: plant::PlantReport::default(),
+            mirror_twins: None,
+            reach: Vec::new(),
+            feet,
+            source_height: (hi - lo).max(1e-6),
+            target_height: tgt_height.max(1e-6),
+            scratch: PoseScratch {
+                source_world: vec![Quat::IDENTITY; source.len()],
+                target_world: vec![Quat::IDENTITY; target.len()],
+                source_affine: vec![Affine3A::IDENTITY; source.len()],
+                target_affine: vec![Affine3A::IDENTITY; target.len()],
+                target_known: vec![false; target.len()],
+            },
+            source_placed,
+            source_placed_rigid,
+            source_top: copies::uniform_scale(source_container).map(|c| {
+                let turn = rotation_of(source_reference.container);
+                (source_container.translation, turn, c)
+            }),
+            rigid,
+            target_memo,
+            locals: locals::LocalPlan::default(),
+        };
+        retargeter.plan_locals();
+        Ok(retargeter)
+    }
+
+    /// The contacts and hip drop of the last `retarget_clip`.
+    pub fn last_plant(&self) -> &plant::PlantReport {
+        &self.last_plant
+    }
+
+    /// Target foot joints the planting can move.
+    pub fn planted_feet(&self) -> impl Iterator<Item = usize> + '_ {
+        self.legs.iter().map(|l| l.foot())
+    }
+
+    /// The target joint that carries the body (the pole directions' frame), if found.
+    pub fn pelvis(&self) -> Option<usize> {
+        self.roots.first().map(|r| r.pelvis())
+    }
+
+    /// The target figure's height (world units), which the solver scales by.
+    pub fn target_height(&self) -> f32 {
+        self.target_height
+    }
+
+    pub fn target_reference(&self) -> &Pose {
+        &self.target_reference
+    }
+
+    /// The target's container (world from skeleton) that the solve places it under.
+    pub fn target_container(&self) -> glam::Mat4 {
+        glam::Mat4::from(self.target_container)
+    }
+
+    pub fn source_len(&self) -> usize {
+        self.source_parents.len()
+    }
+
+    pub fn target_len(&self) -> usize {
+        self.target_parents.len()
+    }
+
+    /// Solves one frame: `source` is the source's local pose, `target` receives the
+    /// target's. Allocates nothing.
+    pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        target.copy_from(&self.target_reference);
+        self.solve_over(source, target);
+    }
+
+    /// [`Self::retarget_pose`] onto a pose that already holds the reference's translations
+    /// and scales wherever the solve writes none (the previous frame's solve, or the
+    /// reference itself), so the reference is not copied again: a clip's frames.
+    pub(super) fn solve_over(&mut self, source: &Pose, target: &mut Pose) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.solve_pose(source, target, &mut scratch);
+        self.scratch = scratch;
+    }
+
+    /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
+    /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
+    pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        target.copy_from(&self.target_reference);
+        self.solve_pose(source, target, scratch);
+    }
+
+    /// One frame's solve onto `target`, which holds the reference's translations and scales
+    /// wherever the solve writes none (it writes every rotation, and the same translations
+    /// every frame).
+    fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        debug_assert_eq!(source.len(), self.source_parents.len());
+        debug_assert_eq!(target.len(), self.target_parents.len());
+        let PoseScratch {
+            source_world,
+            target_world,
+            source_affine,
+            target_affine,
+            target_known,
+        } = scratch;
+        // Copied translations in their parents' frames, where both sides are rigid.
+        let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
+        self.source_world_rotations(rigid.is_some(), &source.rotations, source_world);
+        // The source joints the solves read, each placed once: down quaternions where no
+        // placed joint scales, else bit for bit a chain walk's products (`fk`).
+        let order = match rigid {
+            Some(_) => &self.source_placed_rigid,
+            None => &self.source_placed,
+        };
+        let unscaled = |top| {
+            order
+                .iter()
+                .all(|&j| source.scales[j] == Vec3::ONE)
+                .then_some(top)
+        };
+        let positions_only = self.source_top.and_then(unscaled);
+        match positions_only {
+            Some(top) => fk::place_positions(
+                top,
+                &self.source_parents,
+                order,
+                source,
+                source_world,
+                source_affine,
+            ),
+            None => fk::place(
+                self.source_container,
+                &self.source_parents,
+                order,
+                source,
+                source_affine,
+            ),
+        }
+        let placed = &source_affine[..];
+        self.solve_rotations(placed, source, target, source_world, target_world);
+        // The target's world transforms, shared by the solves when that is exact.
+        let mut memo = self.target_memo.then(|| {
+            target_known.fill(false);
+            fk::TargetMemo {
+                affine: target_affine,
+                known: target_known,
+            }
+        });
+        let container = self.target_container;
+        let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
+            Some(memo) => memo.world(container, chain, target),
+            None => chain_world(container, chain, target),
+        };
+        let frame = Frame {
+            source,
+            placed,
+            placed_scale: positions_only.map(|(_, _, c)| c),
+            source_world,
+            target_world,
+            rigid,
+        };
+        // Parents before children: joints that copy the source's translation are placed in
+        // the world, under a parent that must already be where it goes; the pelvis hangs
+        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
+        // from the bind pose).
+        // Constant copies first: they read nothing of the target, and the world solves
+        // below read their parents' translations.
+        let copies = match rigid {
+            Some(_) => {
+                for &(t, s, copy) in &self.locals.fixed_copies {
+                    target.translations[t] = copy.solve(source.translations[s]);
+                }
+                &self.locals.other_copies
+            }
+            None => &self.locals.all_copies,
+        };
+        for &t in &copies[0] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+        }
+        for r in &self.roots {
+            let parent = world_of(r.target_chain(), target);
+            r.solve(placed, parent, target);
+        }
+        for &t in &copies[1] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+        }
+        if self.roots.iter().any(|r| r.hips_move) {
+            for r in self.roots.iter().filter(|r| r.hips_move) {
+                r.settle(placed, &mut world_of, target);
+            }
+            // Copies placed in the world under the pelvis follow it to where it settled.
+            for &t in &copies[1] {
+                self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+            }
+        }
+        for f in &self.follows {
+            let anchor = world_of(&f.anchor_chain, target);
+            let parent = world_of(&f.parent_chain, target);
+            let world_pos = anchor.transform_point3(f.offset);
+            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        }
+    }
+
+    /// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
+    /// where both sides are rigid (`copies`), else in the world, under its parent's world
+    /// transform (`world_of` its chain).
+    fn solve_translation(
+        &self,
+        t: &TranslationSolve,
+        frame: &Frame,
+        world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+        target: &mut Pose,
+    ) {
+        // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
+        let k = self.roots.first().map_or(1.0, |r| r.scale);
+        if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last())
+        {
+            let local = frame.source.translations[s];
+            target.translations[t.target] =
+                copy.solve(local, frame.source_world, frame.target_world, k, scales);
+            return;
+        }
+        let source_pos = match t.source_chain.last() {
+            Some(&j) => Vec3::from(frame.placed[j].translation),
+            None => self.source_container.translation.into(),
+        };
+        let parent = world_of(&t.target_chain, target);
+        target.translations[t.target] = match t.source_parent {
+            // Off its parent as far as the source joint is off its own (`copies`).
+            Some(sp) => {
+                let s = *t.source_chain.last().unwrap_or(&sp);
+                let moved = frame.source.translations[s] - t.source_rest;
+                let moved = match frame.placed_scale {
+                    Some(c) => frame.source_world[sp] * moved * c,
+                    None => frame.placed[sp].transform_vector3(moved),
+                };
+                t.target_rest + parent.inverse().transform_vector3(moved * k)
+            }
+            None => {
+                let world_pos = t.target_reference + (source_pos - t.source_reference) * k;
+                parent.inverse().transform_point3(world_pos)
+            }
+        };
+    }
+}
+
+impl Retargeter {
+    /// Sets the height the target's feet stand at (default: its reference pose's feet).
+    pub fn set_target_floor(&mut self, floor: f32) {
+        for r in &mut self.roots {
+            r.target_floor = floor;
+        }
+    }
+
+    /// Where the source stands on the floor when its reference pose says nothing about it
+    /// (a reference read from the motion, whose zero pose may sit anywhere): the hip point
+    /// over this spot maps to the target's own spot.
+    pub fn set_source_spot(&mut self, x: f32, z: f32) {
+        for r in &mut self.roots {
+            r.set_source_spot(x, z);
+        }
+    }
+
+    /// Where the target stands when its reference pose is a frame of its own motion (a BVH
+    /// whose zero pose lies along +X): the source's spot maps to this one, not to where that
+    /// frame stood (which put a walk onto itself twice as far from the origin).
+    pub fn set_target_spot(&mut self, x: f32, z: f32) {
+        for r in &mut self.roots {
+            r.set_target_spot(x, z);
+        }
+    }
+
+    /// One character on both sides: its feet stand where the clip has them, so the
+    /// retarget gives the clip back.
+    pub fn set_same_rig(&mut self, same: bool) {
+        self.same_rig = same;
+    }
+
+    /// Target joints that the root motion moves (for export: these get translation keys).
+    pub fn moving_joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.translations
+            .iter()
+            .map(|t| t.target)
+            .chain(self.roots.iter().map(|r| r.target))
+            .chain(self.follows.iter().map(|f| f.target))
+            .chain(self.legs.iter().filter_map(|l| l.moved_foot()))
+    }
+}
+
+/// The mapped feet, whose neutral tilt each clip fits.
+fn foot_fits(
+    map: &BoneMap,
+    rotations: &[RotationSolve],
+    src_ref: &SideReference,
+) -> Vec<feet::FootFit> {
+    use crate::HumanBone::{LeftFoot, RightFoot};
+    map.pairs()
+        .iter()
+        .filter(|p| matches!(p.bone, Some(LeftFoot | RightFoot)))
+        .filter_map(|p| {
+            let RotationSolve::Mapped {
+                source: foot,
+                offset,
+            } = rotations[p.target]
+            else {
+                return None;
+            };
+            Some(feet::FootFit {
+                target: p.target,
+                source_foot: foot,
+                source_reference: src_ref.rotations[foot],
+                offset,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,321 @@
+//! Build-time analysis of a map: per target joint, how its rotation is solved, and which
+//! constants the per-frame pass needs. Everything here runs once per `Retargeter`.
+
+use crate::mapping::{BoneMap, RotationMode};
+use crate::skeleton::Skeleton;
+use glam::{Mat4, Quat, Vec3};
+
+/// How one target joint's world rotation is found each frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum RotationSolve {
+    /// Not mapped and not between mapped bones: keeps its reference local rotation.
+    Keep,
+    /// `Wt = Ws[source] * offset` with `offset = Bs⁻¹ (A) Bt`.
+    Mapped { source: usize, offset: Quat },
+    /// An unmapped bone inside a mapped chain: its world offset from the reference pose is
+    /// blended between the mapped bones below and above it, so the chain bends smoothly.
+    Between {
+        low_source: usize,
+        /// `offset(low) * Bt(low)⁻¹`: turns the low source's world rotation into its delta.
+        low_delta: Quat,
+        high_source: usize,
+        high_delta: Quat,
+        fraction: f32,
+        reference_world: Quat,
+    },
+    /// A twist bone inside a limb segment: the segment's rotation, turned about it by a
+    /// share of the limb's roll (`twist`).
+    Twist(super::twist::Twist),
+}
+
+/// Reference-pose facts of one side, in world space (containers included).
+pub(super) struct SideReference {
+    pub world: Vec<Mat4>,
+    pub rotations: Vec<Quat>,
+    pub positions: Vec<Vec3>,
+}
+
+impl SideReference {
+    pub fn new(world: Vec<Mat4>) -> Self {
+        let rotations = world
+            .iter()
+            .map(|m| crate::reference::rotation_of(*m))
+            .collect();
+        let positions = world.iter().map(|m| m.w_axis.truncate()).collect();
+        Self {
+            world,
+            rotations,
+            positions,
+        }
+    }
+}
+
+/// Direction a bone points in the reference pose: towards its mapped child if it has one,
+/// else its first child with some length.
+pub(super) fn bone_direction(
+    skeleton: &Skeleton,
+    reference: &SideReference,
+    joint: usize,
+    prefer: impl Fn(usize) -> bool,
+) -> Option<Vec3> {
+    let children: Vec<usize> = skeleton.children(joint).collect();
+    let from = reference.positions[joint];
+    let pick = children
+        .iter()
+        .copied()
+        .filter(|&c| prefer(c))
+        .chain(children.iter().copied())
+        .find(|&c| (reference.positions[c] - from).length_squared() > 1e-12)?;
+    Some((reference.positions[pick] - from).normalize())
+}
+
+pub(super) fn rotation_solves(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &BoneMap,
+    src_ref: &SideReference,
+    tgt_ref: &SideReference,
+) -> Vec<RotationSolve> {
+    let mapped_target = |t: usize| map.for_target(t).is_some();
+    let mapped_source = |s: usize| map.pairs().iter().any(|p| p.source == s);
+    let mut solves = vec![RotationSolve::Keep; target.len()];
+    for pair in map.pairs() {
+        let (s, t) = (pair.source, pair.target);
+        let bt = tgt_ref.rotations[t];
+        let align = match pair.rotation {
+            RotationMode::RestRelative => Quat::IDENTITY,
+            RotationMode::Absolute => {
+                let dt = bone_direction(target, tgt_ref, t, mapped_target);
+                let ds = bone_direction(source, src_ref, s, mapped_source);
+                match (dt, ds) {
+                    (Some(dt), Some(ds)) => Quat::from_rotation_arc(dt, ds),
+                    _ => Quat::IDENTITY,
+                }
+            }
+        };
+        let driver = chain_driver(source, target, map, src_ref, s, t);
+        let bs_inv = src_ref.rotations[driver].inverse();
+        solves[t] = RotationSolve::Mapped {
+            source: driver,
+            offset: (bs_inv * align * bt).normalize(),
+        };
+    }
+    super::twist::twist_solves(target, map, tgt_ref, &mut solves);
+    for t in 0..target.len() {
+        if solves[t] == RotationSolve::Keep {
+            solves[t] = between(target, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);
+        }
+    }
+    solves
+}
+
+/// The source joint whose rotation drives target joint `t` (mapped from `s`): `s` itself,
+/// unless the source has unmapped joints between `s` and the source of `t`'s mapped child
+/// (CMU `Neck → Neck1 → Head` onto one target neck). Then the parent of the last link with
+/// length drives, so the target bone points along the source chain's end rather than its
+/// first link (CMU `Spine → Spine1 → Neck`, where `Neck` sits on `Spine1`, keeps `Spine`).
+fn chain_driver(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &BoneMap,
+    src_ref: &SideReference,
+    s: usize,
+    t: usize,
+) -> usize {
+    let Some((_, source_child)) = crate::align::mapped_child(target, map, t) else {
+        return s;
+    };
+    let mut at = source_child;
+    while let Some(parent) = source.parents()[at] {
+        let length = src_ref.positions[at].distance(src_ref.positions[parent]);
+        if length > 1e-6 {
+            let on_path = parent == s || source.is_ancestor(s, parent);
+            return if on_path { parent } else { s };
+        }
+        if parent == s {
+            return s;
+        }
+        at = parent;
+    }
+    s
+}
+
+/// For an unmapped target joint with a mapped ancestor below and a mapped descendant that
+/// continues the chain above, the blend between them.
+fn between(
+    target: &Skeleton,
+    tgt_ref: &SideReference,
+    solves: &[RotationSolve],
+    joint: usize,
+) -> Option<RotationSolve> {
+    let parents = target.parents();
+    let mut low = parents[joint]?;
+    while !matches!(solves[low], RotationSolve::Mapped { .. }) {
+        low = parents[low]?;
+    }
+    let high = chain_continuation(target, tgt_ref, solves, low, joint)?;
+    let pos = &tgt_ref.positions;
+    let below = (pos[joint] - pos[low]).length();
+    let above = (pos[high] - pos[joint]).length();
+    let fraction = if below + above > 1e-9 {
+        below / (below + above)
+    } else {
+        0.5
+    };
+    let delta = |j: usize| match solves[j] {
+        RotationSolve::Mapped { source, offset } => {
+            Some((source, offset * tgt_ref.rotations[j].inverse()))
+        }
+        _ => None,
+    };
+    let (low_source, low_delta) = delta(low)?;
+    let (high_source, high_delta) = delta(high)?;
+    Some(RotationSolve::Between {
+        low_source,
+        low_delta,
+        high_source,
+        high_delta,
+        fraction,
+        reference_world: tgt_ref.rotations[joint],
+    })
+}
+
+/// The first mapped descendant of `joint` (through unmapped joints only) that lies most
+/// nearly straight on from `low → joint`: the neck above an extra spine bone rather than a
+/// shoulder, the forearm beyond a twist bone.
+fn chain_continuation(
+    target: &Skeleton,
+    tgt_ref: &SideReference,
+    solves: &[RotationSolve],
+    low: usize,
+    joint: usize,
+) -> Option<usize> {
+    let pos = &tgt_ref.positions;
+    let along = (pos[joint] - pos[low]).normalize_or_zero();
+    let mut best: Option<(usize, f32)> = None;
+    let mut stack: Vec<usize> = target.children(joint).collect();
+    while let Some(c) = stack.pop() {
+        if matches!(solves[c], RotationSolve::Mapped { .. }) {
+            let dir = (pos[c] - pos[joint]).normalize_or_zero();
+            let score = if along == Vec3::ZERO {
+                0.0
+            } else {
+                dir.dot(along)
+            };
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((c, score));
+            }
+        } else {
+            stack.extend(target.children(c));
+        }
+    }
+    best.map(|(c, _)| c)
+}
+
+/// A mapped target joint whose parent chain differs from its source's: RobotExpressive's
+/// feet hang from the root (IK targets) and its upper legs from `Body`, not from the
+/// joints their sources hang from. Such a joint is carried by the target joint that its
+/// source's parent maps to, as if it were its child, so feet stay on legs and legs on hips.
+#[derive(Clone, Debug)]
+pub(super) struct FollowSolve {
+    pub target: usize,
+    /// Target joints from the root down to the anchor.
+    pub anchor_chain: Vec<usize>,
+    /// The joint's reference position in the anchor's space.
+    pub offset: Vec3,
+    /// Target joints from the root down to the joint's parent.
+    pub parent_chain: Vec<usize>,
+}
+
+fn nearest_mapped_ancestor(
+    parents: &[Option<usize>],
+    joint: usize,
+    mapped: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let mut at = parents[joint]?;
+    loop {
+        if mapped(at) {
+            return Some(at);
+        }
+        at = parents[at]?;
+    }
+}
+
+pub(super) fn chain_to_root(parents: &[Option<usize>], joint: usize) -> Vec<usize> {
+    let mut chain = vec![joint];
+    let mut at = joint;
+    while let Some(p) = parents[at] {
+        chain.push(p);
+        at = p;
+    }
+    chain.reverse();
+    chain
+}
+
+pub(super) fn follow_solves(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &BoneMap,
+    tgt_ref: &SideReference,
+) -> Vec<FollowSolve> {
+    let mut follows: Vec<(usize, FollowSolve)> = Vec::new();
+    for pair in map.pairs() {
+        if pair.translation != crate::mapping::TranslationMode::None {
+            continue;
+        }
+        let source_parent = nearest_mapped_ancestor(source.parents(), pair.source, |s| {
+            map.pairs().iter().any(|p| p.source == s)
+        });
+        // A hand or foot follows its limb, wherever the file hangs it (IK feet under the root).
+        let limb = || {
+            let bone = crate::characterize::chain_parent(pair.bone?)?;
+            map.pairs().iter().find(|p| p.bone == Some(bone))
+        };
+        // One source joint may drive several targets (four arms, three palms on one
+        // finger base): the one above this joint is its anchor if there is one.
+        let from_source_parent = || {
+            let sp = source_parent?;
+            let mut anchors = map.pairs().iter().filter(|p| p.source == sp);
+            let first = anchors.clone().next();
+            anchors
+                .find(|p| target.is_ancestor(p.target, pair.target))
+                .or(first)
+        };
+        let Some(anchor) = limb().or_else(from_source_parent).map(|p| p.target) else {
+            continue;
+        };
+        let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
+            map.for_target(t).is_some()
+        });
+        // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
+        // hand) is a rig's shape, not a detached part: following would stretch the bone.
+        let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
+        // The target's parent is driven from above this joint's source: the two
+        // hierarchies agree here (fingers paired along matched chains), nothing is detached.
+        let agrees = target_parent
+            .and_then(|tp| map.for_target(tp))
+            .is_some_and(|tp| {
+                tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
+            });
+        if target_parent == Some(anchor) || anchor == pair.target || within_limb || agrees {
+            continue;
+        }
+        let offset = tgt_ref.world[anchor]
+            .inverse()
+            .transform_point3(tgt_ref.positions[pair.target]);
+        let mut parent_chain = chain_to_root(target.parents(), pair.target);
+        parent_chain.pop();
+        follows.push((
+            anchor,
+            FollowSolve {
+                target: pair.target,
+                anchor_chain: chain_to_root(target.parents(), anchor),
+                offset,
+                parent_chain,
+            },
+        ));
+    }
+    // Anchors earlier in the hierarchy first: a foot follows a leg that follows the hips.
+    follows.sort_by_key(|(anchor, _)| *anchor);
+    follows.into_iter().map(|(_, f)| f).collect()
+}

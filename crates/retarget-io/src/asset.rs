@@ -1,0 +1,226 @@
+//! What an importer hands back: skeletons, their clips and skinned meshes, plus what it
+//! worked out or could not use.
+
+use glam::{Mat4, Vec3};
+use retarget_core::{Axis, Clip, Skeleton, Unit};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Gltf,
+    Glb,
+    /// VRM 0.x (`extensions.VRM`).
+    Vrm0,
+    /// VRM 1.0 (`extensions.VRMC_vrm`).
+    Vrm1,
+    /// VRM Animation (`extensions.VRMC_vrm_animation`).
+    Vrma,
+    Bvh,
+    /// FBX 6.1 to 7.7, binary or ASCII.
+    Fbx,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Gltf => "gltf",
+            Format::Glb => "glb",
+            Format::Vrm0 => "vrm0",
+            Format::Vrm1 => "vrm1",
+            Format::Vrma => "vrma",
+            Format::Bvh => "bvh",
+            Format::Fbx => "fbx",
+        }
+    }
+}
+
+/// Where a length unit or an up axis came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// The format fixes it (glTF: metres, +Y up).
+    Declared,
+    /// Worked out from the figure's rest pose.
+    Detected,
+    /// Given by the caller.
+    Override,
+    /// Nothing to go on; the format's usual value.
+    Assumed,
+}
+
+impl Provenance {
+    pub fn name(self) -> &'static str {
+        match self {
+            Provenance::Declared => "declared",
+            Provenance::Detected => "detected",
+            Provenance::Override => "override",
+            Provenance::Assumed => "assumed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssetClip {
+    /// Index into `Asset::skeletons`.
+    pub skeleton: usize,
+    pub clip: Clip,
+    /// The file's animation (glTF animation, FBX stack, the BVH motion) it was read from:
+    /// an animation that drives several skeletons (copies of one rig) gives one clip per
+    /// skeleton, all with the same index.
+    pub animation: usize,
+}
+
+/// The codec an [`EncodedImage`] needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageMime {
+    Png,
+    Jpeg,
+}
+
+impl ImageMime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageMime::Png => "image/png",
+            ImageMime::Jpeg => "image/jpeg",
+        }
+    }
+}
+
+/// An image as the file stores it: PNG or JPEG bytes. `io` has no image codec; whoever draws
+/// decodes it (the app, once per image). One `Arc` per glTF image, shared by every primitive
+/// that uses it, so `Arc::ptr_eq` tells images apart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodedImage {
+    /// For messages: "image 0" or "image 0 ('name')".
+    pub label: String,
+    pub mime: ImageMime,
+    pub bytes: Vec<u8>,
+}
+
+/// How a texture is sampled outside [0, 1] (the glTF sampler's `wrapS`/`wrapT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TextureWrap {
+    #[default]
+    Repeat,
+    ClampToEdge,
+    MirroredRepeat,
+}
+
+/// A material's base colour texture: the image and its sampler's wrap modes. Filters are left
+/// to the renderer (glTF makes them optional).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseColorTexture {
+    pub image: Arc<EncodedImage>,
+    pub wrap_s: TextureWrap,
+    pub wrap_t: TextureWrap,
+}
+
+/// The material's `alphaMode`: how the base colour's alpha (factor times texel) is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Drawn where alpha >= `cutoff`, not at all elsewhere.
+    Mask { cutoff: f32 },
+    /// Blended over what is behind.
+    Blend,
+}
+
+/// One drawable piece of a skinned mesh, with joint indices already in skeleton order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshPrimitive {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub indices: Vec<u32>,
+    pub joints: Vec<[u16; 4]>,
+    pub weights: Vec<[f32; 4]>,
+    /// Linear RGBA: the material's `baseColorFactor` (white without a material).
+    pub base_color: [f32; 4],
+    /// Texture coordinates of the base colour texture, one per vertex, glTF's way round
+    /// (origin at the image's top-left corner), `KHR_texture_transform` already applied:
+    /// the set the texture names, else `TEXCOORD_0`; empty when the primitive has neither.
+    pub uvs: Vec<[f32; 2]>,
+    /// Multiplied by `base_color`; `None` without one, or when its image could not be read
+    /// (then the asset carries a warning). Present only together with `uvs`.
+    pub base_color_texture: Option<BaseColorTexture>,
+    pub alpha_mode: AlphaMode,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkinnedMesh {
+    pub name: String,
+    pub skeleton: usize,
+    /// `joint_from_mesh` per skeleton joint: skinning is `world_from_joint * this`.
+    pub inverse_bind: Vec<Mat4>,
+    pub primitives: Vec<MeshPrimitive>,
+}
+
+impl SkinnedMesh {
+    pub fn vertex_count(&self) -> usize {
+        self.primitives.iter().map(|p| p.positions.len()).sum()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.primitives.iter().map(|p| p.indices.len() / 3).sum()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Asset {
+    pub path: PathBuf,
+    pub format: Format,
+    pub skeletons: Vec<Skeleton>,
+    pub clips: Vec<AssetClip>,
+    pub meshes: Vec<SkinnedMesh>,
+    /// glTF node index of every joint, per skeleton (empty for BVH): what an exporter needs
+    /// to animate the file's own nodes.
+    pub joint_nodes: Vec<Vec<usize>>,
+    pub unit: Unit,
+    pub unit_source: Provenance,
+    pub up: Axis,
+    pub up_source: Provenance,
+    /// Things in the file that were not imported, or were repaired, in words for the user.
+    pub warnings: Vec<String>,
+}
+
+impl Asset {
+    pub fn clips_of(&self, skeleton: usize) -> impl Iterator<Item = &Clip> {
+        self.clips
+            .iter()
+            .filter(move |c| c.skeleton == skeleton)
+            .map(|c| &c.clip)
+    }
+
+    /// The vertex weight each joint of skeleton `skeleton` carries, summed over its meshes
+    /// (rigid meshes count fully for their joint); `None` when no mesh is bound to it (a
+    /// BVH, an animation-only file): what says which joints the skin deforms with.
+    pub fn joint_weights(&self, skeleton: usize) -> Option<Vec<f32>> {
+        let len = self.skeletons.get(skeleton)?.len();
+        let mut sums = vec![0.0f32; len];
+        let mut any = false;
+        let prims = self
+            .meshes
+            .iter()
+            .filter(|m| m.skeleton == skeleton)
+            .flat_map(|m| &m.primitives);
+        for p in prims {
+            for (joints, weights) in p.joints.iter().zip(&p.weights) {
+                for (&j, &w) in joints.iter().zip(weights) {
+                    if let Some(s) = sums.get_mut(j as usize)
+                        && w.is_finite()
+                        && w > 0.0
+                    {
+                        *s += w;
+                        any = true;
+                    }
+                }
+            }
+        }
+        any.then_some(sums)
+    }
+
+    pub fn find_clip(&self, name: &str) -> Option<&AssetClip> {
+        self.clips.iter().find(|c| c.clip.name == name)
+    }
+}

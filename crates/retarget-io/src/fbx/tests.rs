@@ -1,0 +1,138 @@
+use super::load::binary_version;
+use super::textures::sniff;
+use super::*;
+use crate::ImageMime;
+
+fn bundled(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../assets/fbx")
+        .join(name)
+}
+
+#[test]
+fn binary_header_version_is_read() {
+    let mut header = b"Kaydara FBX Binary  \0\x1a\0".to_vec();
+    header.extend_from_slice(&7500u32.to_le_bytes());
+    assert_eq!(binary_version(&header), Some(7500));
+    assert_eq!(binary_version(b"; FBX 7.5.0 project file"), None);
+    assert_eq!(
+        binary_version(&header[..24]),
+        None,
+        "too short for a version"
+    );
+}
+
+#[test]
+fn old_binary_header_is_refused_with_its_version() {
+    let mut header = b"Kaydara FBX Binary  \0\x1a\0".to_vec();
+    header.extend_from_slice(&5800u32.to_le_bytes());
+    header.extend_from_slice(&[0; 64]);
+    let e = import_fbx_bytes(std::path::Path::new("old.fbx"), &header).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("old.fbx") && text.contains("5.8"), "{text}");
+}
+
+#[test]
+fn fbx_is_recognised_by_content() {
+    assert!(looks_like_fbx(b"Kaydara FBX Binary  \0"));
+    assert!(looks_like_fbx(b"; FBX 7.5.0 project file"));
+    assert!(!looks_like_fbx(b"glTF"));
+}
+
+#[test]
+fn images_are_told_apart_by_magic() {
+    assert_eq!(sniff(b"\x89PNG\r\n\x1a\n...."), Some(ImageMime::Png));
+    assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageMime::Jpeg));
+    assert_eq!(sniff(b"DDS "), None);
+}
+
+#[test]
+fn file_units_map_to_named_units() {
+    assert_eq!(file_unit(0.01).0, Unit::Centimetre);
+    assert_eq!(file_unit(1.0).0, Unit::Metre);
+    assert_eq!(file_unit(0.0254).0, Unit::Inch);
+    let (_, note) = file_unit(0.3048);
+    assert!(
+        note.is_some(),
+        "feet are not a named unit: the note says so"
+    );
+}
+
+#[test]
+fn a_file_read_from_a_path_names_itself() {
+    let asset = import_fbx(&bundled("maya2019_sausage_no_bindpose_7500_ascii.fbx")).unwrap();
+    assert_eq!(asset.format, Format::Fbx);
+    assert_eq!(asset.skeletons.len(), 1);
+    assert!(asset.joint_nodes.is_empty(), "FBX has no glTF nodes");
+    let missing = import_fbx(&bundled("no_such_file.fbx")).unwrap_err();
+    assert!(matches!(missing.problem, Problem::Read(_)));
+}
+
+#[test]
+fn empty_stacks_are_skipped_with_a_note() {
+    // The Maya file's one stack beside an added empty "Take 001", as in a Mixamo download:
+    // only the real stack becomes a clip.
+    let text =
+        std::fs::read_to_string(bundled("maya2019_sausage_no_bindpose_7500_ascii.fbx")).unwrap();
+    let stack = "\tAnimationStack: 1999999999, \"AnimStack::Take 001\", \"\" {\n\t}\n";
+    let with_empty = text.replacen("Objects:  {\n", &format!("Objects:  {{\n{stack}"), 1);
+    assert_ne!(with_empty, text, "the Objects section was found");
+    let asset = import_fbx_bytes(std::path::Path::new("m.fbx"), with_empty.as_bytes()).unwrap();
+    let names: Vec<&str> = asset.clips.iter().map(|c| c.clip.name.as_str()).collect();
+    assert_eq!(names, ["wiggle"]);
+    assert!(
+        asset.warnings.iter().any(|w| w.contains("'Take 001'")),
+        "{:?}",
+        asset.warnings
+    );
+}
+
+#[test]
+fn a_key_at_a_time_that_is_not_a_number_is_refused_before_baking() {
+    // ufbx's baking would loop without end on it: its merge of key times never passes a NaN.
+    let bytes = std::fs::read(bundled("blender279_sausage_6100_ascii.fbx")).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let key = "\t0,0.000000143446002,L,";
+    let mutant = text.replacen(key, "\tnan,0.000000143446002,L,", 1);
+    assert_ne!(mutant, text, "the key was found");
+    let e = import_fbx_bytes(std::path::Path::new("nan.fbx"), mutant.as_bytes()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("nan.fbx") && text.contains("is not a number"),
+        "{text}"
+    );
+}
+
+/// An ASCII FBX 7.4 of a chain of `depth` models, each the child of the one before.
+fn chain(depth: usize) -> String {
+    let mut objects = String::new();
+    let mut links = String::new();
+    for i in 0..depth {
+        let id = 1000 + i;
+        objects.push_str(&format!(
+            "\tModel: {id}, \"Model::j{i}\", \"LimbNode\" {{\n\t\tVersion: 232\n\t}}\n"
+        ));
+        let parent = if i == 0 { 0 } else { id - 1 };
+        links.push_str(&format!("\tC: \"OO\",{id},{parent}\n"));
+    }
+    format!(
+        "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\t\
+         FBXVersion: 7400\n}}\nObjects:  {{\n{objects}}}\nConnections:  {{\n{links}}}\n"
+    )
+}
+
+#[test]
+fn a_hierarchy_past_the_depth_limit_is_refused_by_ufbx() {
+    let deep = chain(super::load::NODE_DEPTH_LIMIT as usize + 50);
+    let e = import_fbx_bytes(std::path::Path::new("deep.fbx"), deep.as_bytes()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("deep.fbx") && text.contains("deeper"),
+        "{text}"
+    );
+    // A shallow chain parses; whatever else it lacks, depth is not the complaint.
+    let shallow = chain(10);
+    if let Err(e) = import_fbx_bytes(std::path::Path::new("s.fbx"), shallow.as_bytes()) {
+        assert!(!e.to_string().contains("deeper"), "{e}");
+    }
+}

@@ -1,0 +1,402 @@
+//! glTF 2.0, GLB, VRM 0.x/1.0 and VRM Animation import.
+
+mod clips;
+pub(crate) mod compressed;
+mod hierarchy;
+mod meshes;
+mod skeletons;
+mod textures;
+pub mod validate;
+
+use self::hierarchy::Hierarchy;
+use self::meshes::Binding;
+use self::skeletons::{BuiltSkeleton, SkeletonInput};
+use crate::asset::{Asset, Format, Provenance};
+use crate::error::{ImportError, Problem};
+use crate::vrm;
+use glam::Mat4;
+use retarget_core::{Axis, HumanBone, Pose, Unit};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+pub fn import_gltf(path: &Path) -> Result<Asset, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, Problem::Read(e)))?;
+    import_gltf_bytes(path, &bytes)
+}
+
+/// Imports from bytes already read; `path` names the file in errors and locates external
+/// buffers.
+pub fn import_gltf_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
+    import(path, bytes).map_err(|p| ImportError::new(path, p))
+}
+
+fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
+    let is_glb = bytes.starts_with(b"glTF");
+    let looks_like_json = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if !is_glb && !looks_like_json {
+        return Err(Problem::NotGltf(
+            "it starts with neither the GLB magic 'glTF' nor a JSON object".into(),
+        ));
+    }
+    if is_glb {
+        validate::check_container(bytes)?;
+    }
+    validate::check_numbers(validate::json_text(bytes))?;
+    // Without the crate's validation: `check_document` runs it, after what it would
+    // index unchecked.
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| match e {
+        gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
+        other => Problem::NotGltf(other.to_string()),
+    })?;
+    let (doc, buffers, quantized) = open(gltf, path.parent())?;
+    let doc = &doc;
+    validate::check_ranges(doc, &buffers)?;
+    let h = Hierarchy::new(doc)?;
+    let table = vrm::humanoid_table(doc);
+    let humanoid = table.as_ref().map(|t| t.bones.clone()).unwrap_or_default();
+    let mut warnings = Vec::new();
+    if let Some(t) = &table
+        && !t.unknown.is_empty()
+    {
+        warnings.push(format!(
+            "humanoid table: entries not understood: {}",
+            t.unknown.join(", ")
+        ));
+    }
+
+    let (skeletons, skin_to_skeleton) = build_skeletons(doc, &buffers, &h, &humanoid, &quantized)?;
+    let clips = clips::read_clips(doc, &buffers, &h, &skeletons, &mut warnings)?;
+
+    let mut bindings = meshes::rigid_bindings(doc, &h, &skeletons);
+    for node in doc.nodes() {
+        if let Some(skin) = node.skin() {
+            bindings.insert(
+                node.index(),
+                Binding::Skin {
+                    skeleton: skin_to_skeleton[skin.index()],
+                    joints: skin.joints().map(|j| j.index()).collect(),
+                    inverse_binds: inverse_binds(&skin, &buffers)?,
+                },
+            );
+        }
+    }
+    let mut ctx = meshes::MeshContext {
+        buffers: &buffers,
+        h: &h,
+        skeletons: &skeletons,
+        images: textures::Images::new(doc, &buffers, path.parent()),
+    };
+    let mut meshes = Vec::new();
+    for node in doc.nodes() {
+        if let Some(binding) = bindings.get(&node.index())
+            && let Some(mesh) = meshes::read_mesh(&node, binding, &mut ctx, &mut warnings)?
+        {
+            meshes.push(mesh);
+        }
+    }
+
+    let joint_nodes = skeletons.iter().map(|b| b.nodes.clone()).collect();
+    let mut skeletons: Vec<_> = skeletons.into_iter().map(|b| b.skeleton).collect();
+    for s in &mut skeletons {
+        s.label_unlabelled(HumanBone::from_mixamo);
+    }
+    // glTF fixes metres and +Y up; a figure far from a person's size is worth a word.
+    let rest = Pose::rest(&skeletons[0]);
+    let heights = rest
+        .world_positions(&skeletons[0])
+        .iter()
+        .map(|p| p.y)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    let height = heights.1 - heights.0;
+    let guess = Unit::guess_from_height(height);
+    if height > 0.0 && guess != Unit::Metre {
+        warnings.push(format!(
+            "the figure is {height:.3} units tall along +Y; glTF units are metres, so it may be \
+             authored in another unit (in {}: {:.2} m)",
+            guess.name(),
+            height * guess.metres()
+        ));
+    }
+    let format = match &table {
+        Some(t) => t.format,
+        None if is_glb => Format::Glb,
+        None => Format::Gltf,
+    };
+    Ok(Asset {
+        path: path.to_path_buf(),
+        format,
+        skeletons,
+        clips,
+        meshes,
+        joint_nodes,
+        unit: Unit::Metre,
+        unit_source: Provenance::Declared,
+        up: Axis::PosY,
+        up_source: Provenance::Declared,
+        warnings,
+    })
+}
+
+/// The document checked, its buffers, and the accessors turned from quantized integers
+/// into floats. A compressed one is decoded first (its accessors have no data until then)
+/// and checked as the plain file it becomes.
+fn open(
+    gltf: gltf::Gltf,
+    base: Option<&Path>,
+) -> Result<(gltf::Document, Vec<gltf::buffer::Data>, HashSet<usize>), Problem> {
+    let gltf::Gltf { document, blob } = gltf;
+    if !compressed::applies(document.as_json()) {
+        validate::check_document(document.as_json())?;
+        validate::check_semantics(&document)?;
+        check_buffer_uris(&document)?;
+        let buffers = gltf::import_buffers(&document, base, blob)
+            .map_err(|e| Problem::Buffers(buffer_words(&e)))?;
+        return Ok((document, buffers, HashSet::new()));
+    }
+    check_buffer_uris(&document)?;
+    let mut buffers = compressed::load_buffers(&document, base, blob)?;
+    let mut root = document.into_json();
+    compressed::decode(&mut root, &mut buffers)?;
+    let quantized = compressed::prepare_for_reading(&mut root, &mut buffers)?;
+    let document = gltf::Document::from_json_without_validation(root);
+    validate::check_document(document.as_json())?;
+    validate::check_semantics(&document)?;
+    Ok((document, buffers, quantized))
+}
+
+/// One skeleton per distinct joint set: RobotExpressive's two skins share one skeleton.
+fn build_skeletons(
+    doc: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    h: &Hierarchy,
+    humanoid: &HashMap<usize, HumanBone>,
+    quantized: &HashSet<usize>,
+) -> Result<(Vec<BuiltSkeleton>, Vec<usize>), Problem> {
+    let mut built: Vec<BuiltSkeleton> = Vec::new();
+    let mut keys: Vec<BTreeSet<usize>> = Vec::new();
+    let mut skin_to_skeleton = Vec::new();
+    for skin in doc.skins() {
+        let joints: BTreeSet<usize> = skin.joints().map(|j| j.index()).collect();
+        if joints.is_empty() {
+            return Err(Problem::BadData {
+                what: format!("skin {}", skin.index()),
+                reason: "it has no joints".into(),
+            });
+        }
+        if let Some(k) = keys.iter().position(|k| *k == joints) {
+            skin_to_skeleton.push(k);
+            continue;
+        }
+        let ibms = inverse_binds(&skin, buffers)?;
+        let name = skin
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| h.names[*joints.first().unwrap_or(&0)].clone());
+        let input = SkeletonInput {
+            name,
+            bind_space: bind_space(doc, h, &skin, &ibms, quantized),
+            inverse_binds: skin.joints().map(|j| j.index()).zip(ibms).collect(),
+            joints: joints.clone(),
+            humanoid,
+        };
+        skin_to_skeleton.push(built.len());
+        built.push(skeletons::build(h, input)?);
+        keys.push(joints);
+    }
+    if built.is_empty() {
+        // No skin: a VRM Animation's humanoid nodes, or else the animated nodes.
+        let mut joints: BTreeSet<usize> = humanoid.keys().copied().collect();
+        if joints.is_empty() {
+            joints = doc
+                .animations()
+                .flat_map(|a| {
+                    a.channels()
+                        .map(|c| c.target().node().index())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        }
+        if joints.is_empty() {
+            return Err(Problem::NoJoints);
+        }
+        let name = h.names[*joints.first().unwrap_or(&0)].clone();
+        let input = SkeletonInput {
+            name,
+            joints,
+            inverse_binds: HashMap::new(),
+            bind_space: Mat4::IDENTITY,
+            humanoid,
+        };
+        built.push(skeletons::build(h, input)?);
+    }
+    Ok((built, skin_to_skeleton))
+}
+
+/// The skin's inverse bind matrices, each affine (as a node's matrix must be).
+fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Result<Vec<Mat4>, Problem> {
+    let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    let Some(read) = reader.read_inverse_bind_matrices() else {
+        return Ok(vec![Mat4::IDENTITY; skin.joints().len()]);
+    };
+    let ibms: Vec<Mat4> = read.map(|c| Mat4::from_cols_array_2d(&c)).collect();
+    match ibms
+        .iter()
+        .position(|m| m.is_finite() && !hierarchy::is_affine(m))
+    {
+        Some(k) => Err(Problem::BadData {
+            what: format!("skin {}, inverse bind matrix {k}", skin.index()),
+            reason: hierarchy::NOT_AFFINE.into(),
+        }),
+        None => Ok(ibms),
+    }
+}
+
+/// The space a skin's inverse bind matrices live in. The glTF rule is world space, and
+/// Blender writes them so (a Mixamo character under a 0.01-scale `Armature` node); COLLADA2GLTF
+/// and three.js read them in the space of the mesh node that uses the skin (CesiumMan's Z-up
+/// matrices under its `Z_UP` node). The two differ only when that node has a transform, and
+/// then the right one is the one whose bind pose has the joints' own rest scale and place:
+/// the wrong one scales the skeleton by the armature's 0.01 twice, or tips it over.
+///
+/// A skin over quantized positions (`KHR_mesh_quantization`, listed in `quantized`) carries
+/// their dequantization in its matrices (glTF-Transform moves it there, as a skinned mesh
+/// ignores its node's transform): then the space is the one that puts the skin's top joint
+/// at its rest, and the joints below keep their bind relative to it.
+fn bind_space(
+    doc: &gltf::Document,
+    h: &Hierarchy,
+    skin: &gltf::Skin,
+    ibms: &[Mat4],
+    quantized: &HashSet<usize>,
+) -> Mat4 {
+    let user = doc
+        .nodes()
+        .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()));
+    let quantized_positions = user.as_ref().and_then(|n| n.mesh()).is_some_and(|m| {
+        m.primitives().any(|p| {
+            p.get(&gltf::Semantic::Positions)
+                .is_some_and(|a| quantized.contains(&a.index()))
+        })
+    });
+    if quantized_positions && let Some(space) = top_joint_at_rest(h, skin, ibms) {
+        return space;
+    }
+    let mesh_space = user.map_or(Mat4::IDENTITY, |n| h.worlds[n.index()]);
+    if mesh_space.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
+        return mesh_space;
+    }
+    let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let miss = |space: Mat4| bind_miss(h, &joints, ibms, space);
+    if miss(Mat4::IDENTITY) < miss(mesh_space) {
+        Mat4::IDENTITY
+    } else {
+        mesh_space
+    }
+}
+
+/// The space in which the skin's top joint (the one nearest the scene root) binds at its
+/// rest, if its matrix can be inverted.
+fn top_joint_at_rest(h: &Hierarchy, skin: &gltf::Skin, ibms: &[Mat4]) -> Option<Mat4> {
+    let depth = |mut n: usize| {
+        let mut d = 0;
+        while let Some(p) = h.parents[n] {
+            n = p;
+            d += 1;
+        }
+        d
+    };
+    let (k, top) = skin
+        .joints()
+        .map(|j| j.index())
+        .enumerate()
+        .min_by_key(|&(_, j)| depth(j))?;
+    let ibm = ibms.get(k)?;
+    let space = h.worlds[top] * *ibm;
+    (space.is_finite() && space.determinant().abs() > 1e-30).then_some(space)
+}
+
+/// How far the bind pose read in `space` is from the rest pose: log scale ratios plus
+/// positions relative to the skeleton's size, summed over joints.
+fn bind_miss(h: &Hierarchy, joints: &[usize], ibms: &[Mat4], space: Mat4) -> f32 {
+    let rest: Vec<glam::Vec3> = joints
+        .iter()
+        .map(|&j| h.worlds[j].w_axis.truncate())
+        .collect();
+    let size = rest
+        .iter()
+        .map(|p| p.distance(rest[0]))
+        .fold(1e-6f32, f32::max);
+    let mut total = 0.0;
+    for (k, (&j, ibm)) in joints.iter().zip(ibms).enumerate() {
+        let det = ibm.determinant();
+        if !det.is_finite() || det.abs() < 1e-30 {
+            continue;
+        }
+        let bind = space * ibm.inverse();
+        let scale_ratio = (bind.determinant() / h.worlds[j].determinant()).abs();
+        if scale_ratio.is_finite() && scale_ratio > 0.0 {
+            total += scale_ratio.ln().abs();
+        }
+        total += bind.w_axis.truncate().distance(rest[k]) / size;
+    }
+    if total.is_finite() {
+        total
+    } else {
+        f32::INFINITY
+    }
+}
+
+/// Buffer URIs the `gltf` crate can resolve without panicking (it unwraps the percent-decoding
+/// of relative paths).
+fn check_buffer_uris(doc: &gltf::Document) -> Result<(), Problem> {
+    for buffer in doc.buffers() {
+        if let gltf::buffer::Source::Uri(uri) = buffer.source()
+            && !textures::percent_decodes_to_utf8(uri)
+        {
+            return Err(Problem::Buffers(format!(
+                "buffer {}: the URI's percent-escapes do not decode to UTF-8",
+                buffer.index()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A GLB container error the crate found after `check_container` (it should find none),
+/// in words rather than its `Debug` form.
+fn binary_words(e: &gltf::binary::Error) -> String {
+    use gltf::binary::Error as B;
+    match e {
+        B::Io(io) => crate::error::io_words(io),
+        B::Version(v) => format!("GLB version {v}; only version 2 is read"),
+        B::Magic(m) => format!(
+            "it starts with {:?}, not 'glTF'",
+            String::from_utf8_lossy(m)
+        ),
+        B::Length {
+            length,
+            length_read,
+        } => format!(
+            "the file is truncated: the header says {length} bytes, only {length_read} read"
+        ),
+        B::ChunkLength {
+            ty,
+            length,
+            length_read,
+        } => format!(
+            "the file is truncated: the {ty:?} chunk says {length} bytes, only {length_read} read"
+        ),
+        B::ChunkType(ty) => format!("a {ty:?} chunk where another was expected"),
+        B::UnknownChunkType(t) => format!("unknown chunk type {:?}", String::from_utf8_lossy(t)),
+    }
+}
+
+/// Why the buffers could not be loaded, with I/O errors in words.
+fn buffer_words(e: &gltf::Error) -> String {
+    match e {
+        gltf::Error::Io(io) => crate::error::io_words(io),
+        other => other.to_string(),
+    }
+}
