@@ -212,7 +212,7 @@ fn the_strip_has_a_slice_per_frame_and_follows_edits() {
             .contains(egui::pos2(strip.marker_x, strip.rect.center().y))
     );
     // Bad frames are red, the others are not.
-    let red = retarget_studio::app::quality_strip::badness_color(1.0);
+    let red = retarget_studio::app::timeline::quality_strip::badness_color(1.0);
     for &f in &report.bad_frames {
         assert_eq!(strip.cells[f].color, red, "frame {f}");
     }

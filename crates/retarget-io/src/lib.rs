@@ -2,8 +2,8 @@
 
 pub mod asset;
 pub mod atomic;
-pub mod bvh;
 pub mod bvh_export;
+pub mod bvh_import;
 pub mod error;
 pub mod fbx;
 pub mod gltf_export;
@@ -117,14 +117,14 @@ fn load_any(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> 
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     match ext.as_str() {
-        "bvh" => bvh::import_bvh(path, options),
+        "bvh" => bvh_import::import_bvh(path, options),
         "gltf" | "glb" | "vrm" | "vrma" => gltf_import::import_gltf(path),
         "fbx" => fbx::import_fbx(path),
         _ => {
             let bytes =
                 std::fs::read(path).map_err(|e| ImportError::new(path, Problem::Read(e)))?;
             if bytes.starts_with(b"HIERARCHY") {
-                bvh::import_bvh_bytes(path, &bytes, options)
+                bvh_import::import_bvh_bytes(path, &bytes, options)
             } else if bytes.starts_with(b"glTF") {
                 gltf_import::import_gltf_bytes(path, &bytes)
             } else if fbx::looks_like_fbx(&bytes) {

@@ -259,7 +259,7 @@ impl StudioApp {
 
         self.status = Some(format!("Exporting {}…", job.out.display()));
         let inject = self.inject_panic.take_if(|j| *j == Job::Export).is_some();
-        self.export_task = Some(crate::app::export_task::ExportTask::start(
+        self.export_task = Some(crate::app::tasks::export::ExportTask::start(
             session.clone(),
             job,
             inject,
@@ -300,7 +300,7 @@ impl StudioApp {
                     self.validation = crate::app::validate::spawn(path.clone());
                 }
             }
-            Err(e) if e == crate::app::export_task::CANCELLED => {
+            Err(e) if e == crate::app::tasks::export::CANCELLED => {
                 self.status = Some("Export cancelled; nothing was written.".into())
             }
             Err(e) => self.error = Some(format!("Export failed:\n{e}")),

@@ -3,9 +3,9 @@
 
 use super::StudioApp;
 use crate::app::command::Command;
-use crate::app::contact_bars::{ContactBars, contact_bars_ui};
 use crate::app::guard::Job;
-use crate::app::keyed_task::KeyedTask;
+use crate::app::tasks::keyed::KeyedTask;
+use crate::app::timeline::contact_bars::{ContactBars, contact_bars_ui};
 use crate::session::{Edit, Session};
 use eframe::egui;
 

@@ -109,7 +109,7 @@ pub struct StudioApp {
     pub undo: UndoStack,
     /// The validator's verdict on the last GLB exported, when it has one.
     validation: Option<super::validate::Validation>,
-    export_task: Option<super::export_task::ExportTask>,
+    export_task: Option<super::tasks::export::ExportTask>,
     live: Option<LiveRetarget>,
     pending: Option<Pending>,
     commands: Vec<Command>,
@@ -124,13 +124,13 @@ pub struct StudioApp {
     /// Which side's import notes are listed in a window.
     notes_open: Option<usize>,
     /// The current clip's quality report, computed in the background.
-    quality: super::quality_task::QualityState,
+    quality: super::tasks::quality::QualityState,
     /// The quality strip under the timeline as last drawn (tests read it).
-    pub strip: Option<super::quality_strip::Strip>,
+    pub strip: Option<super::timeline::quality_strip::Strip>,
     /// The planted feet's contacts of the current clip, found in the background.
     contacts: contacts::ContactsTask,
     /// The contact bars as last drawn (tests read them).
-    pub bars: Vec<super::contact_bars::DrawnBar>,
+    pub bars: Vec<super::timeline::contact_bars::DrawnBar>,
     /// Writes the unsaved document to a recovery file now and then; `None` in tests and
     /// screenshots unless they ask for it.
     autosave: Option<Autosave>,
@@ -206,7 +206,7 @@ impl StudioApp {
             allow_close: false,
             shown_title: String::new(),
             notes_open: None,
-            quality: super::quality_task::QualityState::quality(),
+            quality: super::tasks::quality::QualityState::quality(),
             strip: None,
             contacts: contacts::contacts_task(),
             bars: Vec::new(),

@@ -3,8 +3,8 @@
 //! timeline.
 
 use super::StudioApp;
-use crate::app::quality_strip::{measure_rows_ui, strip_ui};
-use crate::app::quality_task::QualityKey;
+use crate::app::tasks::quality::QualityKey;
+use crate::app::timeline::quality_strip::{measure_rows_ui, strip_ui};
 use crate::core::quality::Report;
 use eframe::egui;
 

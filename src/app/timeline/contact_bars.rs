@@ -1,13 +1,13 @@
 //! The contact bars under the quality strip: one row per planted target foot, a bar for
 //! each source contact that plants it, placed where its frames sit on the scrubber's rail
 //! (so they line up with the strip and the handle). A click on a bar goes to its start.
-//! The contacts are found in the background (`keyed_task`) on every edit; the Solve tab's
+//! The contacts are found in the background (`tasks::keyed`) on every edit; the Solve tab's
 //! thresholds widen or narrow them. They can be edited by hand: drag a bar's ends or its
 //! body, double-click an empty lane to add one, right-click to delete one or go back to
 //! the detected contacts. An edit replaces that foot's contacts on this clip
 //! (`Edit::SetContacts`, undoable, saved in the project).
 
-use super::timeline::{ClipInfo, Playback};
+use super::{ClipInfo, Playback};
 use crate::core::contacts::FootContact;
 use crate::session::FootContacts;
 use eframe::egui;

@@ -1,9 +1,9 @@
 //! The quality report of the current clip, computed on a copy of the session in a
-//! background thread (`keyed_task`): it retargets the whole clip, which the UI thread must
+//! background thread (`tasks::keyed`): it retargets the whole clip, which the UI thread must
 //! never wait for.
 
-use super::keyed_task::{KeyedTask, TaskKey, TaskResult};
-use super::panels::quality::QualityView;
+use super::keyed::{KeyedTask, TaskKey, TaskResult};
+use crate::app::panels::quality::QualityView;
 use crate::core::quality::{Report, Thresholds};
 use crate::session::Session;
 use eframe::egui;
@@ -18,7 +18,7 @@ pub type QualityState = KeyedTask<Report>;
 
 impl QualityState {
     pub fn quality() -> Self {
-        Self::new(super::guard::Job::Quality)
+        Self::new(crate::app::guard::Job::Quality)
     }
 
     /// Starts a report for `key` unless one is running or the last one is for `key`;

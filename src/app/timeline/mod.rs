@@ -1,4 +1,9 @@
-//! Playback: the clock both characters share, and the timeline strip along the bottom.
+//! Playback: the clock both characters share, and the timeline strip along the bottom with
+//! what is drawn under it (the quality strip, the feet's contact bars and their editing).
+
+pub mod contact_bars;
+pub mod contact_edit;
+pub mod quality_strip;
 
 use eframe::egui;
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! responsive; it reports progress per clip and can be cancelled between clips. A panic in
 //! it becomes the export's error (`guard`).
 
-use super::guard::{Job, catch};
+use crate::app::guard::{Job, catch};
 use crate::session::{ExportJob, ExportSummary, Session, SessionError};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,7 +38,7 @@ impl ExportTask {
                 }
             });
             if let Ok(mut slot) = o.lock() {
-                *slot = Some(result.map_err(|e| super::errors::error_lines(&e)));
+                *slot = Some(result.map_err(|e| crate::app::errors::error_lines(&e)));
             }
         });
         Self {

@@ -3,7 +3,7 @@
 //! 300 ms, which the UI thread must never wait for. One runs at a time; edits made
 //! meanwhile are caught up when it ends, and the last result stays shown until then.
 
-use super::guard::{Job, catch};
+use crate::app::guard::{Job, catch};
 use eframe::egui;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -54,7 +54,7 @@ impl<T: Send + Sync + 'static> KeyedTask<T> {
         let (ctx, job) = (ctx.clone(), self.job);
         std::thread::spawn(move || {
             let result = catch(job, inject_panic, || work().map(Arc::new))
-                .map_err(|e| super::errors::error_lines(&e));
+                .map_err(|e| crate::app::errors::error_lines(&e));
             // The app may be gone (a closed window); nobody to tell then.
             let _ = sender.send(result);
             ctx.request_repaint();

@@ -4,7 +4,7 @@
 //! the marker line up; a click or drag on the strip scrubs too. Under it, thinner rows show
 //! the feet and reach measures alone (skate, ground, reach), so a red frame says what broke.
 
-use super::timeline::{ClipInfo, Playback};
+use super::{ClipInfo, Playback};
 use crate::core::quality::{FrameRow, Measure};
 use eframe::egui;
 
