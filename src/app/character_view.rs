@@ -125,7 +125,11 @@ impl CharacterView {
             );
         }
         if self.helpers.len() != skeleton.len() {
-            self.helpers = super::viewport::scene::helper_joints(skeleton.parents(), meshes);
+            self.helpers = super::viewport::scene::helper_joints(
+                skeleton.parents(),
+                meshes,
+                skeleton.humanoid(),
+            );
         }
         let scene = Arc::make_mut(&mut self.scene);
         if self.show_helpers {

@@ -239,8 +239,14 @@ pub fn pick_joint(
 /// Joints that are helpers to `meshes`: no vertex weighs on them, and they do not link two
 /// joints that do (IK targets and their roots, controls, end sites). A root left at the
 /// origin drew a line to each foot across the floor as the character walked away. A
-/// skeleton without a mesh has no helpers: it is all there is.
-pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<bool> {
+/// skeleton without a mesh has no helpers: it is all there is; and a joint with a humanoid
+/// label (`labels`, one per joint) is never one: a VRM humanoid of bare nodes with a mesh on
+/// its head alone showed only the head.
+pub fn helper_joints(
+    parents: &[Option<usize>],
+    meshes: &[SkinnedMesh],
+    labels: &[Option<crate::core::HumanBone>],
+) -> Vec<bool> {
     let mut deforms = vec![false; parents.len()];
     if meshes.is_empty() {
         return vec![false; parents.len()];
@@ -279,7 +285,8 @@ pub fn helper_joints(parents: &[Option<usize>], meshes: &[SkinnedMesh]) -> Vec<b
                 }
                 at = parents.get(k).copied().flatten();
             }
-            !(deforms[j] || (above && below[j]))
+            let labelled = labels.get(j).is_some_and(Option::is_some);
+            !(deforms[j] || labelled || (above && below[j]))
         })
         .collect()
 }
@@ -352,12 +359,17 @@ mod tests {
         mesh.inverse_bind = vec![Mat4::IDENTITY; 6];
         mesh.primitives[0].joints = vec![[1, 3, 0, 0]; 3];
         mesh.primitives[0].weights = vec![[0.5, 0.5, 0.0, 0.0]; 3];
-        let helpers = helper_joints(&parents, &[mesh]);
+        let helpers = helper_joints(&parents, &[mesh.clone()], &[]);
         assert_eq!(helpers, [true, false, false, false, true, true]);
         assert!(
-            helper_joints(&parents, &[]).iter().all(|h| !h),
+            helper_joints(&parents, &[], &[]).iter().all(|h| !h),
             "no mesh, no helpers"
         );
+        // A labelled joint is shown, weighted or not (the end site labelled a toe here).
+        let mut labels = vec![None; 6];
+        labels[4] = Some(crate::core::HumanBone::LeftToes);
+        let helpers = helper_joints(&parents, &[mesh], &labels);
+        assert_eq!(helpers, [true, false, false, false, false, true]);
     }
 
     fn one_triangle_mesh() -> SkinnedMesh {
