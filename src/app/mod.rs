@@ -2,7 +2,6 @@
 //! target retargeted live. Document apart from UI state; panels push commands that are
 //! applied in one place after layout.
 
-pub mod autosave;
 mod character_view;
 pub mod command;
 pub mod document;
@@ -10,15 +9,11 @@ pub mod errors;
 mod floor;
 pub mod guard;
 mod live;
-pub mod locate;
 pub mod panels;
-pub mod recovery;
 pub mod screenshot;
 pub mod studio;
 pub mod tasks;
 pub mod timeline;
-mod undo;
-mod validate;
 pub mod viewport;
 
 pub use screenshot::ScreenshotRequest;
@@ -44,7 +39,7 @@ pub struct Launch {
     pub view: Option<viewport::ViewDirection>,
     /// Autosave and crash recovery: where recovery files go and how often. `None` turns
     /// both off (tests, screenshots); `run` fills in the data folder for a normal window.
-    pub recovery: Option<autosave::AutosaveConfig>,
+    pub recovery: Option<document::autosave::AutosaveConfig>,
     /// Start with the tool panel hidden.
     pub hide_tools: bool,
 }
@@ -69,7 +64,7 @@ static LAUNCHED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::
 pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     LAUNCHED.get_or_init(std::time::Instant::now);
     if launch.screenshot.is_none() && launch.recovery.is_none() {
-        launch.recovery = autosave::AutosaveConfig::standard();
+        launch.recovery = document::autosave::AutosaveConfig::standard();
     }
     let size = launch.size.unwrap_or([1440.0, 860.0]);
     let mut viewport = egui::ViewportBuilder::default()

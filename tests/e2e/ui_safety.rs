@@ -5,8 +5,8 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use retarget_studio::app::autosave::AutosaveConfig;
 use retarget_studio::app::command::Command;
+use retarget_studio::app::document::autosave::AutosaveConfig;
 use retarget_studio::app::guard::Job;
 use retarget_studio::app::studio::{Prefs, StudioApp};
 use retarget_studio::app::{Launch, demo_project};

@@ -15,7 +15,7 @@ pub use export::ExportRequest;
 
 use super::command::Command;
 use super::document::Document;
-use super::undo::UndoStack;
+use super::document::undo::UndoStack;
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 

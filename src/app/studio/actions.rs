@@ -297,7 +297,7 @@ impl StudioApp {
                 if job.format != crate::session::ExportFormat::Bvh
                     && let Some((path, _)) = summary.files.first()
                 {
-                    self.validation = crate::app::validate::spawn(path.clone());
+                    self.validation = crate::app::tasks::validate::spawn(path.clone());
                 }
             }
             Err(e) if e == crate::app::tasks::export::CANCELLED => {

@@ -1,18 +1,18 @@
 //! The editor application: layout, the live retarget per frame, commands, prompts.
 
 use super::Launch;
-use super::autosave::Autosave;
 use super::character_view::CharacterView;
 use super::command::Command;
 use super::document::Document;
+use super::document::autosave::Autosave;
+use super::document::locate::Locate;
+use super::document::recovery::Orphan;
+use super::document::undo::UndoStack;
 use super::guard::{Job, catch};
 use super::live::LiveRetarget;
-use super::locate::Locate;
 use super::panels::{self, Tab};
-use super::recovery::Orphan;
 use super::screenshot::ScreenshotJob;
 use super::timeline::{ClipInfo, Playback, timeline_ui};
-use super::undo::UndoStack;
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ pub struct StudioApp {
     views: [CharacterView; 2],
     pub undo: UndoStack,
     /// The validator's verdict on the last GLB exported, when it has one.
-    validation: Option<super::validate::Validation>,
+    validation: Option<super::tasks::validate::Validation>,
     export_task: Option<super::tasks::export::ExportTask>,
     live: Option<LiveRetarget>,
     pending: Option<Pending>,
@@ -213,7 +213,7 @@ impl StudioApp {
             recoveries: launch
                 .recovery
                 .as_ref()
-                .map_or(Vec::new(), |c| super::recovery::orphans(&c.dir)),
+                .map_or(Vec::new(), |c| super::document::recovery::orphans(&c.dir)),
             autosave: launch.recovery.clone().map(Autosave::new),
             locate: None,
             live_failed: None,

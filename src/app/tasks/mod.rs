@@ -4,3 +4,4 @@
 pub(crate) mod export;
 pub mod keyed;
 pub mod quality;
+pub(crate) mod validate;

@@ -4,7 +4,7 @@
 //! start to offer. The folder and interval are set by the launcher, so tests use a temp
 //! folder and a short interval, never the user's data.
 
-use super::document::Document;
+use super::Document;
 use super::recovery::{RecoveryFile, lock_path};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ impl AutosaveConfig {
     /// beside the saved window layout).
     /// `RETARGET_STUDIO_STATE_DIR` moves it (see [`crate::app::state_dir`]).
     pub fn standard() -> Option<Self> {
-        let dir = super::state_dir().or_else(|| eframe::storage_dir("Retarget Studio"));
+        let dir = crate::app::state_dir().or_else(|| eframe::storage_dir("Retarget Studio"));
         dir.map(|d| Self {
             dir: d.join("recovery"),
             interval: Self::INTERVAL,
@@ -159,7 +159,7 @@ mod tests {
         let path = autosave.tick(&doc, t0 + interval).unwrap().unwrap();
         assert!(path.exists());
         assert!(
-            crate::app::recovery::orphans(autosave.dir()).is_empty(),
+            crate::app::document::recovery::orphans(autosave.dir()).is_empty(),
             "ours, locked"
         );
         assert!(

@@ -1,5 +1,11 @@
 //! The document being edited: a session (source, target, map, reference poses) plus where it
-//! is saved and whether it changed. The UI reads it; commands change it.
+//! is saved and whether it changed. The UI reads it; commands change it. Beside it, what
+//! keeps it safe: undo, autosave and crash recovery, and the prompt for a moved file.
+
+pub mod autosave;
+pub mod locate;
+pub mod recovery;
+pub(crate) mod undo;
 
 use crate::io::ImportOptions;
 use crate::io::project::ProjectFile;
