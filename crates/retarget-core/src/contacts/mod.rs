@@ -1,6 +1,6 @@
 //! Foot contacts: where the source plants its feet, found with hysteresis, and how
 //! much each frame is planted once blended in and out. The solver plants the target's feet
-//! there (`retarget::plant`); the editor shows them as bars under the timeline.
+//! there (`retarget::legs::plant`); the editor shows them as bars under the timeline.
 
 pub mod detect;
 

@@ -1,6 +1,7 @@
 //! Whole clips: sample the source at the output rate, solve each frame, key the result.
 
-use super::{MAX_FRAMES, RetargetError, Retargeter, plant};
+use super::legs::plant;
+use super::{MAX_FRAMES, RetargetError, Retargeter};
 use crate::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::pose::Pose;
 use crate::sampler::TrackReader;

@@ -7,16 +7,12 @@
 
 mod clip;
 mod copies;
-mod feet;
 mod fit;
 mod fk;
-mod leg_options;
-mod legs_ik;
+mod legs;
 mod live;
 mod locals;
 mod plan;
-mod plant;
-mod plant_goals;
 mod reach;
 pub(crate) mod root;
 mod settings;
@@ -27,11 +23,11 @@ mod turns;
 mod twist;
 
 pub use clip::{RetargetClipOptions, make_continuous};
-pub use leg_options::{
+pub use legs::options::{
     ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, merged, spans_to_contacts,
 };
+pub use legs::plant::{PlantReport, SolveSettings};
 pub use live::{PlantScratch, PlantTrack, PoseScratch};
-pub use plant::{PlantReport, SolveSettings};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
 
@@ -126,12 +122,12 @@ pub struct Retargeter {
     root_at: Vec<Option<usize>>,
     follows: Vec<FollowSolve>,
     same_rig: bool,
-    feet: Vec<feet::FootFit>,
+    feet: Vec<legs::feet::FootFit>,
     /// Target legs the feet planting moves.
-    legs: Vec<legs_ik::LegIk>,
-    solve: plant::SolveSettings,
+    legs: Vec<legs::ik::LegIk>,
+    solve: legs::plant::SolveSettings,
     /// What the last `retarget_clip` planted.
-    last_plant: plant::PlantReport,
+    last_plant: legs::plant::PlantReport,
     /// Each target joint's twin, for mirroring, as the session finds them (labels, names,
     /// chains); `None`: by names alone (`twins_of`), found when a mirror is made.
     mirror_twins: Option<Vec<usize>>,
@@ -280,7 +276,7 @@ impl Retargeter {
         let rigid =
             copies::rigid_scales(source_container, target_container, &target_reference.locals)
                 .filter(|_| translations.iter().any(|t| t.local.is_some()));
-        let legs = legs_ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
+        let legs = legs::ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
         // A pelvis placed again after the joints below it (`RootSolve::settle`) would leave
         // their memoized worlds behind.
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
@@ -300,8 +296,8 @@ impl Retargeter {
             follows,
             same_rig: false,
             legs,
-            solve: plant::SolveSettings::frame_by_frame(),
-            last_plant: plant::PlantReport::default(),
+            solve: legs::plant::SolveSettings::frame_by_frame(),
+            last_plant: legs::plant::PlantReport::default(),
             mirror_twins: None,
             reach: Vec::new(),
             feet,
@@ -329,7 +325,7 @@ impl Retargeter {
     }
 
     /// The contacts and hip drop of the last `retarget_clip`.
-    pub fn last_plant(&self) -> &plant::PlantReport {
+    pub fn last_plant(&self) -> &legs::plant::PlantReport {
         &self.last_plant
     }
 
@@ -590,7 +586,7 @@ fn foot_fits(
     map: &BoneMap,
     rotations: &[RotationSolve],
     src_ref: &SideReference,
-) -> Vec<feet::FootFit> {
+) -> Vec<legs::feet::FootFit> {
     use crate::HumanBone::{LeftFoot, RightFoot};
     map.pairs()
         .iter()
@@ -603,7 +599,7 @@ fn foot_fits(
             else {
                 return None;
             };
-            Some(feet::FootFit {
+            Some(legs::feet::FootFit {
                 target: p.target,
                 source_foot: foot,
                 source_reference: src_ref.rotations[foot],

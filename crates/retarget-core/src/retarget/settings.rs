@@ -1,7 +1,8 @@
 //! What a session sets on a built retargeter: how clips are solved, each leg's planting,
 //! pole, contacts and joint limits, and which joints mirror which.
 
-use super::{Retargeter, leg_options, legs_ik, plant};
+use super::Retargeter;
+use super::legs::{ik, options, plant};
 
 impl Retargeter {
     /// How clips are solved after the frame-by-frame retarget (feet planting, IK, limits).
@@ -22,17 +23,17 @@ impl Retargeter {
     }
 
     /// The legs whose foot is target joint `foot` (the per-leg settings' one lookup).
-    fn legs_at(&mut self, foot: usize) -> impl Iterator<Item = &mut legs_ik::LegIk> {
+    fn legs_at(&mut self, foot: usize) -> impl Iterator<Item = &mut ik::LegIk> {
         self.legs.iter_mut().filter(move |l| l.foot() == foot)
     }
 
     /// Which way the leg whose foot is target joint `foot` bends its knee.
-    pub fn set_leg_pole(&mut self, foot: usize, pole: leg_options::PoleAt) {
+    pub fn set_leg_pole(&mut self, foot: usize, pole: options::PoleAt) {
         let n = self.target_parents.len();
         let pole = match pole {
-            leg_options::PoleAt::Joint(j) if j >= n => leg_options::PoleAt::Solved,
-            leg_options::PoleAt::Direction(d) if !d.is_finite() || d.length_squared() < 1e-12 => {
-                leg_options::PoleAt::Solved
+            options::PoleAt::Joint(j) if j >= n => options::PoleAt::Solved,
+            options::PoleAt::Direction(d) if !d.is_finite() || d.length_squared() < 1e-12 => {
+                options::PoleAt::Solved
             }
             p => p,
         };
@@ -65,7 +66,7 @@ impl Retargeter {
     pub fn set_joint_limit(&mut self, joint: usize, limit: Option<crate::ik::JointLimit>) {
         let limit = limit.and_then(|l| l.sanitized());
         for leg in &mut self.legs {
-            if let legs_ik::LegKind::Path { joints, limits, .. } = &mut leg.kind {
+            if let ik::LegKind::Path { joints, limits, .. } = &mut leg.kind {
                 for (j, l) in joints.iter().zip(limits.iter_mut()) {
                     if *j == joint {
                         *l = limit;

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 
 /// One mapped foot whose neutral pitch can be fitted.
 #[derive(Clone, Debug)]
-pub(super) struct FootFit {
+pub(in crate::retarget) struct FootFit {
     /// The target foot (its rotation solve gets the fitted offset).
     pub target: usize,
     pub source_foot: usize,

@@ -3,9 +3,9 @@
 //! two-bone solver, a longer path (a fox's leg) by the IK cache, and a foot that hangs
 //! elsewhere (the robot's IK target under its root) by moving the foot and aiming the leg.
 
-use super::leg_options::PoleAt;
-use super::plan::{RotationSolve, SideReference, chain_to_root};
-use super::root::Legs;
+use super::super::plan::{RotationSolve, SideReference, chain_to_root};
+use super::super::root::Legs;
+use super::options::PoleAt;
 use crate::contacts::ContactThresholds;
 use crate::ik::{IkCache, JointLimit};
 use crate::mapping::BoneMap;
@@ -13,7 +13,7 @@ use crate::skeleton::{Skeleton, is_ancestor_in};
 use glam::Vec3;
 
 #[derive(Clone, Debug)]
-pub(super) enum LegKind {
+pub(in crate::retarget) enum LegKind {
     /// Joints from the leg's top to its foot, each an ancestor of the next (twist bones
     /// inside a thigh or shin ride on it: `twist_free`); `cache` for more than two bones.
     Path {
@@ -33,7 +33,7 @@ pub(super) enum LegKind {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct LegIk {
+pub(in crate::retarget) struct LegIk {
     pub source_foot: usize,
     pub kind: LegKind,
     /// Root-to-joint paths of the foot and the leg's top: where they are in a frame without
@@ -161,7 +161,7 @@ fn path_leg(
 }
 
 /// The legs of `map` the planting can move, with their source feet.
-pub(super) fn legs(
+pub(in crate::retarget) fn legs(
     map: &BoneMap,
     target: &Skeleton,
     tgt_ref: &SideReference,

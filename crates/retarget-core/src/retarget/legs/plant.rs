@@ -7,17 +7,17 @@
 //! target's own foot position averaged over the contact (its stance and stride, so the
 //! stride is scaled by leg length as the root motion is; a slide too) → a goal held from
 //! the frame the source foot settled to the contact's end, eased from the solved foot onto
-//! the plant and back over a few frames around it (`plant_goals`) → no goal below the
+//! the plant and back over a few frames around it (`goals`) → no goal below the
 //! floor → the pelvis lowered where a leg cannot reach (the seed's "max extension",
 //! smoothed so no knee snaps straight) → two-bone IK (the knee kept in its solved
 //! half-plane: no flips), or the IK cache for a longer leg, within the joints' limits.
 
-use super::Retargeter;
-use super::leg_options::{PoleAt, spans_to_contacts};
-use super::legs_ik::{LegIk, LegKind};
-use super::plan::chain_to_root;
-use super::plant_goals::{Hold, Sizes, drop_to_reach, eased_goals, smoothed_max};
-use super::root::chain_world;
+use super::super::Retargeter;
+use super::super::plan::chain_to_root;
+use super::super::root::chain_world;
+use super::goals::{Hold, Sizes, drop_to_reach, eased_goals, smoothed_max};
+use super::ik::{LegIk, LegKind};
+use super::options::{PoleAt, spans_to_contacts};
 use crate::contacts::{ContactThresholds, FootContact, detect, settled_from};
 use crate::ik::{arc, cache::bend_of, fabrik, lay_along, two_bone};
 use crate::pose::Pose;
@@ -115,7 +115,7 @@ impl Retargeter {
     /// Plants the feet of the solved `poses` (one per entry of `times`), given each leg's
     /// source foot `tracks`. Does nothing for one body on both sides (the clip is given
     /// back as it is) or when planting is off.
-    pub(super) fn plant(
+    pub(in crate::retarget) fn plant(
         &self,
         target: &Skeleton,
         poses: &mut [Pose],
@@ -135,7 +135,7 @@ impl Retargeter {
                 }
             }
         }
-        let mut scratch = super::PlantScratch::new(self);
+        let mut scratch = super::super::PlantScratch::new(self);
         let placed = self.placed_for_legs();
         for (f, pose) in poses.iter_mut().enumerate() {
             self.plant_frame(target, pose, |leg| goals[leg][f], &placed, &mut scratch);
@@ -144,7 +144,7 @@ impl Retargeter {
     }
 
     /// Frames over which a plant eases in and out, at the rate of `times`.
-    pub(super) fn blend_frames(&self, times: &[f32]) -> usize {
+    pub(in crate::retarget) fn blend_frames(&self, times: &[f32]) -> usize {
         let frames = times.len();
         if frames < 2 {
             return 0;
@@ -157,7 +157,7 @@ impl Retargeter {
     /// Per leg and frame, where the foot is to go (`None`: where the solve put it), with
     /// the contacts put in `report`. `None` when nothing is planted: planting off, no
     /// legs, under two frames, or one body on both sides (its contacts are still reported).
-    pub(super) fn plant_goals(
+    pub(in crate::retarget) fn plant_goals(
         &self,
         poses: &[Pose],
         times: &[f32],
@@ -227,20 +227,20 @@ impl Retargeter {
     /// Solves the legs of one frame's `pose` toward `goal(leg)` (an index into the legs;
     /// `None` leaves that leg). `placed`: the joints the legs read, parents first
     /// (`placed_for_legs`); only those are placed in the world. Allocates nothing.
-    pub(super) fn plant_frame(
+    pub(in crate::retarget) fn plant_frame(
         &self,
         target: &Skeleton,
         pose: &mut Pose,
         goal: impl Fn(usize) -> Option<Vec3>,
         placed: &[usize],
-        scratch: &mut super::PlantScratch,
+        scratch: &mut super::super::PlantScratch,
     ) {
         if (0..self.legs.len()).all(|l| goal(l).is_none()) {
             return;
         }
         let container = Mat4::from(self.target_container);
         let turn = self.target_container_rotation;
-        let super::PlantScratch {
+        let super::super::PlantScratch {
             world,
             rotations,
             points,
@@ -278,7 +278,7 @@ impl Retargeter {
 
     /// The joints a leg's solve reads the world transform or rotation of, with their
     /// ancestors, in index order (a parent's index is below its children's).
-    pub(super) fn placed_for_legs(&self) -> Vec<usize> {
+    pub(in crate::retarget) fn placed_for_legs(&self) -> Vec<usize> {
         let parents = &self.target_parents;
         let mut placed = vec![false; parents.len()];
         let mut place = |joint: usize| {
@@ -307,7 +307,7 @@ impl Retargeter {
 
     /// Per frame, how far the pelvis comes down for the legs that cannot reach their
     /// goals, spread over the neighbouring frames so it eases in and out.
-    pub(super) fn hip_drops(
+    pub(in crate::retarget) fn hip_drops(
         &self,
         poses: &[Pose],
         goals: &[Vec<Option<Vec3>>],
@@ -338,7 +338,7 @@ impl Retargeter {
     }
 
     /// The pelvis and the root path above it (its parent's), which a hip drop moves.
-    pub(super) fn hips_chain(&self) -> Option<(usize, Vec<usize>)> {
+    pub(in crate::retarget) fn hips_chain(&self) -> Option<(usize, Vec<usize>)> {
         let pelvis = self.roots.first()?.pelvis();
         let mut above = chain_to_root(&self.target_parents, pelvis);
         above.pop();
@@ -346,7 +346,12 @@ impl Retargeter {
     }
 
     /// Lowers the pelvis of `pose` by `drop` world units (`hips` from `hips_chain`).
-    pub(super) fn lower_hips_by(&self, hips: &(usize, Vec<usize>), pose: &mut Pose, drop: f32) {
+    pub(in crate::retarget) fn lower_hips_by(
+        &self,
+        hips: &(usize, Vec<usize>),
+        pose: &mut Pose,
+        drop: f32,
+    ) {
         if drop <= 0.0 {
             return;
         }
@@ -358,7 +363,7 @@ impl Retargeter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn solve_leg(
+    pub(in crate::retarget) fn solve_leg(
         &self,
         target: &Skeleton,
         leg: &LegIk,
@@ -512,7 +517,7 @@ impl Retargeter {
 
 impl LegIk {
     /// Points a solve of this leg needs.
-    pub(super) fn reach_points(&self) -> usize {
+    pub(in crate::retarget) fn reach_points(&self) -> usize {
         match &self.kind {
             LegKind::Path { joints, .. } => joints.len(),
             LegKind::Detached { .. } => 3,

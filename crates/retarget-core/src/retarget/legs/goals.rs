@@ -28,7 +28,7 @@ const FREE_EXCESS: f32 = 0.001;
 
 /// How a source foot's slide and height scale onto the target, and the target's height.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Sizes {
+pub(in crate::retarget) struct Sizes {
     /// A slide on the ground plane.
     pub slide: f32,
     /// A foot's height above its lowest: target over source height.
@@ -75,7 +75,7 @@ fn worst_excess(solved: &[Vec3], source: &[Vec3], scale: f32) -> f32 {
 /// A contact to plant, and the frame its hold begins: the first of the frames before it
 /// where the source foot already stays (`contacts::settled_from`), or its first frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Hold {
+pub(in crate::retarget) struct Hold {
     pub contact: FootContact,
     pub from: usize,
 }
@@ -116,7 +116,7 @@ fn ease(d: usize, blend: usize) -> f32 {
 /// the source foot's lowest height) the goal's height is the source's above its lowest,
 /// scaled, over that floor, so a planted foot stands as high as the source's; every
 /// contact then gets a goal, a free one for its height alone.
-pub(super) fn eased_goals(
+pub(in crate::retarget) fn eased_goals(
     solved: &[Vec3],
     source: &[Vec3],
     sizes: Sizes,
@@ -167,7 +167,7 @@ pub(super) fn eased_goals(
 
 /// How far the leg's top must come down for a goal `reach` away to be reached; `None`
 /// when it already reaches, or when the goal is too far to the side for lowering to help.
-pub(super) fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
+pub(in crate::retarget) fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
     let d = goal - top;
     if d.length() <= reach {
         return None;
@@ -182,7 +182,7 @@ pub(super) fn drop_to_reach(top: Vec3, goal: Vec3, reach: f32) -> Option<f32> {
 
 /// A running maximum over ±`radius` frames, then a running mean over ±`radius`: never
 /// below the need at any frame, and eased in and out.
-pub(super) fn smoothed_max(need: &[f32], radius: usize) -> Vec<f32> {
+pub(in crate::retarget) fn smoothed_max(need: &[f32], radius: usize) -> Vec<f32> {
     let n = need.len();
     let radius = radius.min(n);
     let window = |f: usize| f.saturating_sub(radius)..(f + radius + 1).min(n);
