@@ -153,7 +153,7 @@ struct Places {
 
 impl Places {
     fn new(joints: usize, container: Affine3A) -> Self {
-        let rigid = super::copies::uniform_scale(container)
+        let rigid = super::fast::copies::uniform_scale(container)
             .map(|c| (rotation_of(glam::Mat4::from(container)), c));
         Self {
             container,
@@ -171,14 +171,21 @@ impl Places {
             .filter(|_| order.iter().all(|&j| pose.scales[j] == Vec3::ONE));
         self.stretched = rigid.is_none();
         let Some((turn, scale)) = rigid else {
-            return super::fk::place(self.container, parents, order, pose, &mut self.affine);
+            return super::fast::fk::place(self.container, parents, order, pose, &mut self.affine);
         };
         for &j in order {
             let up = parents[j].map_or(turn, |p| self.rotations[p]);
             self.rotations[j] = up * pose.rotations[j];
         }
         let top = (self.container.translation, turn, scale);
-        super::fk::place_positions(top, parents, order, pose, &self.rotations, &mut self.affine);
+        super::fast::fk::place_positions(
+            top,
+            parents,
+            order,
+            pose,
+            &self.rotations,
+            &mut self.affine,
+        );
     }
 
     /// Joint `j`'s world position and rotation this frame.

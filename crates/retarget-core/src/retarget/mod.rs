@@ -6,12 +6,10 @@
 //! reference pose.
 
 mod clip;
-mod copies;
+mod fast;
 mod fit;
-mod fk;
 mod legs;
 mod live;
-mod locals;
 mod plan;
 mod reach;
 pub(crate) mod root;
@@ -19,7 +17,6 @@ mod settings;
 mod still;
 #[cfg(test)]
 mod test_rigs;
-mod turns;
 mod twist;
 
 pub use clip::{RetargetClipOptions, make_continuous};
@@ -31,6 +28,7 @@ pub use live::{PlantScratch, PlantTrack, PoseScratch};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
 
+use self::fast::{copies, fk, locals};
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};
 use self::root::{RootSolve, chain_world};
 use crate::mapping::{BoneMap, TranslationMode};

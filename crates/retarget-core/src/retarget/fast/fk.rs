@@ -4,13 +4,13 @@
 //! transform once a frame, with the same products in the same order as `chain_world`, so
 //! the result is bit for bit the same.
 
-use super::TranslationSolve;
-use super::plan::FollowSolve;
-use super::root::RootSolve;
+use super::super::TranslationSolve;
+use super::super::plan::FollowSolve;
+use super::super::root::RootSolve;
 use crate::pose::Pose;
 use glam::Affine3A;
 
-pub(super) fn local(pose: &Pose, j: usize) -> Affine3A {
+pub(in crate::retarget) fn local(pose: &Pose, j: usize) -> Affine3A {
     Affine3A::from_scale_rotation_translation(
         pose.scales[j],
         pose.rotations[j],
@@ -20,7 +20,7 @@ pub(super) fn local(pose: &Pose, j: usize) -> Affine3A {
 
 /// Forward kinematics of `pose` under `container`, for the joints of `order` (parents
 /// first, closed under parents: every chain from the root to a joint the solves read).
-pub(super) fn place(
+pub(in crate::retarget) fn place(
     container: Affine3A,
     parents: &[Option<usize>],
     order: &[usize],
@@ -40,7 +40,7 @@ pub(super) fn place(
 /// scales uniformly by `scale`: down the world rotations the frame already has
 /// (`world_rotations`, the container's `turn` above the roots), a turn and an add a joint.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn place_positions(
+pub(in crate::retarget) fn place_positions(
     (origin, turn, scale): (glam::Vec3A, glam::Quat, f32),
     parents: &[Option<usize>],
     order: &[usize],
@@ -58,7 +58,7 @@ pub(super) fn place_positions(
 }
 
 /// The joints of `chains` (each from the root down), parents first.
-pub(super) fn joints_of<'a>(
+pub(in crate::retarget) fn joints_of<'a>(
     joints: usize,
     chains: impl IntoIterator<Item = &'a [usize]>,
 ) -> Vec<usize> {
@@ -73,7 +73,7 @@ pub(super) fn joints_of<'a>(
 
 /// Target world transforms computed on first use in a frame. Exact only when no joint's
 /// translation is written after its world was first read (`memo_is_exact`).
-pub(super) struct TargetMemo<'a> {
+pub(in crate::retarget) struct TargetMemo<'a> {
     pub affine: &'a mut [Affine3A],
     pub known: &'a mut [bool],
 }
@@ -100,7 +100,7 @@ impl TargetMemo<'_> {
 /// translations, the pelvis of each root solve, the other translations, the followers),
 /// every joint whose world a solve reads has had its last translation written before its
 /// first read.
-pub(super) fn memo_is_exact(
+pub(in crate::retarget) fn memo_is_exact(
     translations: &[TranslationSolve],
     roots: &[RootSolve],
     follows: &[FollowSolve],

@@ -16,13 +16,13 @@
 //! the containers scale uniformly, the target's reference has unit scales, and the frame's
 //! source pose too (checked per frame; else the same rule runs on world transforms).
 
-use super::TranslationSolve;
+use super::super::TranslationSolve;
 use crate::pose::Pose;
 use glam::{Affine3A, Quat, Vec3};
 
 /// A copied translation whose target parent is the copy of its source joint's parent.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct LocalCopy {
+pub(in crate::retarget) struct LocalCopy {
     pub source_parent: usize,
     pub target_parent: usize,
     /// `Lt` and `Ls`: the reference local offsets from the parents, in local units.
@@ -33,7 +33,7 @@ pub(super) struct LocalCopy {
 /// Per translation solve, its local form where one applies: its target parent is the
 /// target of an earlier solve (same side of the pelvis, so solved before it) whose source
 /// is the source joint's parent.
-pub(super) fn local_copies(
+pub(in crate::retarget) fn local_copies(
     translations: &[TranslationSolve],
     target_parents: &[Option<usize>],
 ) -> Vec<Option<LocalCopy>> {
@@ -59,7 +59,7 @@ pub(super) fn local_copies(
 
 /// The containers' uniform scales (source, target) when both sides are rigid as far as the
 /// build can tell (the target's reference has unit scales); `None` otherwise.
-pub(super) fn rigid_scales(
+pub(in crate::retarget) fn rigid_scales(
     source: Affine3A,
     target: Affine3A,
     target_reference: &Pose,
@@ -70,7 +70,7 @@ pub(super) fn rigid_scales(
 }
 
 /// The scale of a rotation and uniform scale (no shear, no mirror), else `None`.
-pub(super) fn uniform_scale(a: Affine3A) -> Option<f32> {
+pub(in crate::retarget) fn uniform_scale(a: Affine3A) -> Option<f32> {
     let m = a.matrix3;
     let c = m.x_axis.length();
     let orthogonal = [
@@ -87,7 +87,7 @@ pub(super) fn uniform_scale(a: Affine3A) -> Option<f32> {
 }
 
 /// Whether no joint of the frame's source pose scales (the local form's condition).
-pub(super) fn source_is_rigid(source: &Pose) -> bool {
+pub(in crate::retarget) fn source_is_rigid(source: &Pose) -> bool {
     source.scales.iter().all(|s| *s == Vec3::ONE)
 }
 

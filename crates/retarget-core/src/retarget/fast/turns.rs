@@ -13,7 +13,7 @@ const NEAR_UNIT: f32 = 1e-3;
 
 /// The joints, four to a batch (the last batch repeats its last joint).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Turns {
+pub(in crate::retarget) struct Turns {
     targets: Vec<[usize; 4]>,
     sources: Vec<[usize; 4]>,
     before: Vec<Lanes>,

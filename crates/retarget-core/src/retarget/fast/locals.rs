@@ -18,8 +18,8 @@
 //! The plan depends on the rotation solves, so it is made again whenever they change (at
 //! build and after each clip's fit, which tilts the feet).
 
-use super::Retargeter;
-use super::plan::RotationSolve;
+use super::super::Retargeter;
+use super::super::plan::RotationSolve;
 use super::turns::Turns;
 use crate::pose::Pose;
 use glam::{Quat, Vec3};
@@ -29,7 +29,7 @@ const MAX_PATH: usize = 3;
 
 /// How one target joint's local rotation is found each frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum LocalSolve {
+pub(in crate::retarget) enum LocalSolve {
     /// From its world rotation (`RotationSolve`), under its parent's.
     World,
     /// A constant: an unmapped joint's reference local, normalised.
@@ -47,7 +47,7 @@ pub(super) enum LocalSolve {
 
 /// Which joints take which form, and the world rotations the other solves still read.
 #[derive(Clone, Debug, Default)]
-pub(super) struct LocalPlan {
+pub(in crate::retarget) struct LocalPlan {
     pub solves: Vec<LocalSolve>,
     /// The `Turned` joints of one source joint, batched.
     turns: Turns,
@@ -74,7 +74,7 @@ pub(super) struct LocalPlan {
 /// A copied translation solved as a constant turn, scale and shift of the source's local
 /// offset.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct FixedCopy {
+pub(in crate::retarget) struct FixedCopy {
     /// `Op⁻¹`, unless it is the identity.
     pub turn: Option<Quat>,
     /// `k · cs / ct` (root motion scale, containers' scales).
@@ -104,7 +104,7 @@ fn is_identity(q: Quat) -> bool {
 
 impl Retargeter {
     /// Works out the local forms from the rotation solves (see the module's doc).
-    pub(super) fn plan_locals(&mut self) {
+    pub(in crate::retarget) fn plan_locals(&mut self) {
         self.plan_with(true);
     }
 
@@ -298,7 +298,12 @@ impl Retargeter {
 
     /// The source's world rotations of the joints the plan asks for (`LocalPlan::source_world`),
     /// on a rigid frame or another.
-    pub(super) fn source_world_rotations(&self, rigid: bool, locals: &[Quat], out: &mut [Quat]) {
+    pub(in crate::retarget) fn source_world_rotations(
+        &self,
+        rigid: bool,
+        locals: &[Quat],
+        out: &mut [Quat],
+    ) {
         for &j in &self.locals.source_world[usize::from(!rigid)] {
             out[j] = match self.source_parents[j] {
                 Some(p) => out[p],
@@ -311,7 +316,7 @@ impl Retargeter {
     /// (`source_world`: the source's; `target_world` receives the target's): first the local
     /// forms, which read the source's locals alone, then the world solves and the world
     /// rotations read, parents first.
-    pub(super) fn solve_rotations(
+    pub(in crate::retarget) fn solve_rotations(
         &self,
         placed: &[glam::Affine3A],
         source: &Pose,
