@@ -130,8 +130,13 @@ fn payload(info: &std::panic::PanicHookInfo) -> String {
 /// A directory of its own under the target directory, emptied: `purpose` keeps tests that
 /// run at once out of each other's way.
 pub fn work_dir(purpose: &str, format: Format) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-{purpose}-{}", format.name()));
+    // One per process too: a replay of a seed while a long run of it goes on emptied the
+    // run's folder under it ("write the mutant: No such file or directory").
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "fuzz-{purpose}-{}-{}",
+        format.name(),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("fuzz work dir");
     dir
@@ -197,6 +202,7 @@ pub fn campaign_journaled(
         report.add(index, took, result);
     }
     report.elapsed = started.elapsed();
+    let _ = std::fs::remove_dir_all(&work);
     report
 }
 

@@ -40,6 +40,7 @@ fn every_regression_gives_a_clean_error_or_finite_output() {
                 }
             }
         }
+        let _ = std::fs::remove_dir_all(&work);
     }
     println!("{count} regression files");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -145,5 +145,6 @@ fn save_case(format: Format, seed: u64, index: u64, every: bool) -> PathBuf {
     let work = work_dir(&format!("saved-{seed}"), format);
     let seeds = corpus::seeds(format, every, &work);
     let (at, bytes) = mutant(&seeds, seed, index);
+    let _ = std::fs::remove_dir_all(&work);
     save_failure(format, seed, index, &extension(&seeds[at].0.name), &bytes)
 }
