@@ -397,17 +397,24 @@ fn position_deltas(joints: &[BvhJoint], frames: &[Vec<f32>]) -> bool {
         }
         judged += 1;
         let near_zero = frames.iter().all(|f| {
-            let mut p = Vec3::ZERO;
-            for (c, v) in j.channels.iter().zip(&f[cols.clone()]) {
-                if let Channel::Position(a) = c {
-                    p[*a] = *v;
-                }
-            }
+            let p = position(&j.channels, &f[cols.clone()], Vec3::ZERO, false);
             p.length() < 0.1 * offset
         });
         small += usize::from(near_zero);
     }
     judged >= 3 && small * 5 >= judged * 4
+}
+
+/// A joint's position channels in one frame's `values` (its columns): each axis keyed
+/// replaces `offset`'s, or is added to it (`add`); axes not keyed keep it.
+fn position(channels: &[Channel], values: &[f32], offset: Vec3, add: bool) -> Vec3 {
+    let mut p = offset;
+    for (c, v) in channels.iter().zip(values) {
+        if let Channel::Position(a) = c {
+            p[*a] = if add { offset[*a] + *v } else { *v };
+        }
+    }
+    p
 }
 
 fn build_clip(
@@ -441,15 +448,7 @@ fn build_clip(
             let add = deltas && j.parent.is_some();
             let values = frames
                 .iter()
-                .map(|f| {
-                    let mut p = offset;
-                    for (c, v) in j.channels.iter().zip(&f[cols.clone()]) {
-                        if let Channel::Position(a) = c {
-                            p[*a] = if add { offset[*a] + *v } else { *v };
-                        }
-                    }
-                    p
-                })
+                .map(|f| position(&j.channels, &f[cols.clone()], offset, add))
                 .collect();
             jt.translation = Some(Track::new(times.clone(), values, Interpolation::Linear)?);
         }

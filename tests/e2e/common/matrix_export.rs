@@ -130,6 +130,24 @@ fn bvh_args(asset: &retarget_studio::io::Asset) -> Vec<String> {
     ]
 }
 
+/// One character on both sides, and the target file's own clip of the source clip's name
+/// (`clip`, else the source's first): what `check` measures the output against
+/// (`Session::quality`), and what judge is given as the target's own pose.
+pub fn own_clip<'s>(
+    session: &'s Session,
+    clip: Option<&str>,
+) -> Option<&'s retarget_studio::io::AssetClip> {
+    let source_clips = session.source.clips();
+    let name = clip.or_else(|| source_clips.first().map(|c| c.name.as_str()))?;
+    let own = session
+        .target
+        .asset
+        .clips
+        .iter()
+        .find(|c| c.clip.name == name);
+    own.filter(|_| session.same_rig())
+}
+
 /// A BVH source whose position channels our reader takes as deltas on the OFFSET
 /// (MakeHuman's): Blender puts them in the OFFSET's place and folds every bone onto its
 /// parent, so the judge reads a copy written in that form (`deltas_in_place`, a text edit
@@ -174,14 +192,7 @@ pub fn export_case(
     // One character on both sides: its own clip is its own pose, as `check` takes it.
     // By the file's animation index: Blender names an unnamed glTF animation `Anim_0`
     // where our reader says `animation_0`.
-    let own_clip = clip
-        .or_else(|| session.source.clips().first().map(|c| c.name.as_str()))
-        .and_then(|name| {
-            let clips = &session.target.asset.clips;
-            clips.iter().find(|c| c.clip.name == name)
-        })
-        .filter(|_| session.same_rig())
-        .map(|c| c.animation.to_string());
+    let own_clip = own_clip(session, clip).map(|c| c.animation.to_string());
     let (target_bind, target_args, output_args, target_own) = if target.floor_from_motion() {
         let own = bvh_args(&target.asset);
         (target.path.clone(), own.clone(), own, None)

@@ -6,7 +6,7 @@
 //! (`session::quality`). Set `RETARGET_MATRIX_OUT=DIR` to also write each case's GLB or BVH
 //! and a table there (CI judges those with Blender).
 
-use crate::common::matrix_export::export_case;
+use crate::common::matrix_export::{export_case, own_clip};
 use retarget_studio::core::quality::{Report, Thresholds};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
@@ -43,15 +43,7 @@ fn run(
     let session =
         Session::automatic(source, target, &ImportOptions::default()).map_err(|e| e.to_string())?;
     // One body on both sides, without a clip of the source's name on the target's side.
-    let same_body = session.same_rig() && {
-        let source_clips = session.source.clips();
-        let name = clip.or_else(|| source_clips.first().map(|c| c.name.as_str()));
-        !session
-            .target
-            .clips()
-            .iter()
-            .any(|c| Some(c.name.as_str()) == name)
-    };
+    let same_body = session.same_rig() && own_clip(&session, clip).is_none();
     let report = session
         .quality(clip, &Thresholds::default())
         .map_err(|e| e.to_string())?;

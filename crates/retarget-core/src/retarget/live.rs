@@ -73,6 +73,8 @@ pub struct PlantTrack {
     /// parents, the pole joints, the pelvis) and every joint above them, parents first:
     /// planting one frame places these alone, not the whole skeleton.
     placed: Vec<usize>,
+    /// Whether the retargeter has twist bones to turn again after the legs are planted.
+    twists: bool,
 }
 
 impl PlantTrack {
@@ -173,6 +175,7 @@ impl Retargeter {
             drops,
             hips: self.hips_chain(),
             placed: self.placed_for_legs(),
+            twists: self.has_twists(),
         }))
     }
 
@@ -196,7 +199,7 @@ impl Retargeter {
         let goal = |leg| track.goal(f, s, leg);
         self.plant_frame(target, pose, goal, &track.placed, scratch);
         // The planted legs' twist bones follow them, as `retarget_clip`'s do.
-        if self.has_twists() {
+        if track.twists {
             self.settle_pose_twists(target, pose, &mut scratch.rotations);
         }
     }
