@@ -3,7 +3,7 @@
 
 use retarget_studio::core::clip::Keyframe;
 use retarget_studio::core::{Clip, Pose, Skeleton, Track};
-use retarget_studio::io::Asset;
+use retarget_studio::io::{AlphaMode, Asset};
 
 fn track<T: Keyframe>(t: &Track<T>) -> bool {
     t.times().iter().all(|v| v.is_finite()) && t.values().iter().all(|v| v.is_finite_value())
@@ -85,10 +85,15 @@ pub fn asset(a: &Asset) -> Option<String> {
                 && p.normals.iter().all(|v| v.is_finite())
                 && p.weights.iter().flatten().all(|w| w.is_finite())
                 && p.uvs.iter().flatten().all(|w| w.is_finite())
+                && p.base_color.iter().all(|c| c.is_finite())
+                && match p.alpha_mode {
+                    AlphaMode::Mask { cutoff } => cutoff.is_finite(),
+                    _ => true,
+                }
         });
         if !prims_ok || m.inverse_bind.iter().any(|b| !b.is_finite()) {
             return Some(format!(
-                "mesh '{}': a vertex or bind matrix is not finite",
+                "mesh '{}': a vertex, material factor or bind matrix is not finite",
                 m.name
             ));
         }

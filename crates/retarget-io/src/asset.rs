@@ -127,6 +127,25 @@ pub enum AlphaMode {
     Blend,
 }
 
+/// A material's colour factor as glTF allows it: each channel in [0, 1]. A channel a file left
+/// non-finite (NaN, or a number past `f32`'s range) reads as 1, the factor's default; the
+/// writer could not write it back.
+pub(crate) fn color_factor(c: [f32; 4]) -> [f32; 4] {
+    c.map(|v| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    })
+}
+
+/// A material's `alphaCutoff` as glTF allows it: not negative; 0.5 (the default) when not
+/// finite.
+pub(crate) fn alpha_cutoff(c: f32) -> f32 {
+    if c.is_finite() { c.max(0.0) } else { 0.5 }
+}
+
 /// One drawable piece of a skinned mesh, with joint indices already in skeleton order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeshPrimitive {
@@ -222,5 +241,20 @@ impl Asset {
 
     pub fn find_clip(&self, name: &str) -> Option<&AssetClip> {
         self.clips.iter().find(|c| c.clip.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn material_factors_a_file_left_out_of_range_read_as_glb_allows_them() {
+        let c = color_factor([f32::NAN, f32::NEG_INFINITY, 1.5, -0.25]);
+        assert_eq!(c, [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(color_factor([0.25, 0.5, 0.75, 1.0]), [0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(alpha_cutoff(f32::INFINITY), 0.5);
+        assert_eq!(alpha_cutoff(-1.0), 0.0);
+        assert_eq!(alpha_cutoff(0.3), 0.3);
     }
 }

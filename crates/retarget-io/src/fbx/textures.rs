@@ -39,7 +39,7 @@ impl Textures {
             &m.fbx.diffuse_color
         };
         let c = map.value_vec4;
-        let mut base_color = [c.x as f32, c.y as f32, c.z as f32, 1.0];
+        let mut base_color = crate::asset::color_factor([c.x as f32, c.y as f32, c.z as f32, 1.0]);
         // A texture's colour is usually meant as is: FBX exporters leave a grey or black
         // diffuse factor beside it.
         let texture = map.texture.as_ref().and_then(|t| self.texture(t, warnings));

@@ -129,21 +129,26 @@ pub fn export_glb(
 
 /// The document's JSON with no `null` member: glTF's schema allows none, and gltf-json writes
 /// some for absent options (`KHR_texture_transform`'s `texCoord`), which Blender's importer
-/// and the Khronos validator refuse.
-fn json_bytes(root: &gltf::json::Root) -> serde_json::Result<Vec<u8>> {
-    fn drop_nulls(value: &mut serde_json::Value) {
+/// and the Khronos validator refuse. A `null` inside an array is a number that was not finite
+/// (serde_json writes NaN so): refused, so no file is written that no reader reads back.
+fn json_bytes(root: &gltf::json::Root) -> Result<Vec<u8>, String> {
+    fn drop_nulls(value: &mut serde_json::Value) -> bool {
         match value {
             serde_json::Value::Object(map) => {
                 map.retain(|_, v| !v.is_null());
-                map.values_mut().for_each(drop_nulls);
+                map.values_mut().all(drop_nulls)
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
-            _ => {}
+            serde_json::Value::Array(items) => {
+                items.iter().all(|v| !v.is_null()) && items.iter_mut().all(drop_nulls)
+            }
+            _ => true,
         }
     }
-    let mut value = serde_json::to_value(root)?;
-    drop_nulls(&mut value);
-    serde_json::to_vec(&value)
+    let mut value = serde_json::to_value(root).map_err(|e| e.to_string())?;
+    if !drop_nulls(&mut value) {
+        return Err("a number in it is not finite".into());
+    }
+    serde_json::to_vec(&value).map_err(|e| e.to_string())
 }
 
 fn note_copies(target: &Asset, skeleton: usize, copies: &[copies::Copy], notes: &mut Vec<String>) {
@@ -188,4 +193,24 @@ fn write_glb(out: &Path, json: &[u8], bin: &[u8]) -> std::io::Result<u64> {
         bin: (!bin.is_empty()).then_some(Cow::Borrowed(bin)),
     };
     write_atomic(out, |w| glb.to_writer(w).map_err(std::io::Error::other))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gltf::json::material::PbrBaseColorFactor;
+
+    #[test]
+    fn a_number_that_is_not_finite_is_refused_and_absent_options_are_dropped() {
+        let mut root = gltf::json::Root::default();
+        root.materials.push(gltf::json::Material::default());
+        let text = String::from_utf8(json_bytes(&root).unwrap()).unwrap();
+        assert!(!text.contains("null"), "{text}");
+        root.materials[0].pbr_metallic_roughness.base_color_factor =
+            PbrBaseColorFactor([0.5, f32::NAN, 0.5, 1.0]);
+        assert_eq!(
+            json_bytes(&root).unwrap_err(),
+            "a number in it is not finite"
+        );
+    }
 }

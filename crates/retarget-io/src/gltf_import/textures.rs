@@ -72,7 +72,7 @@ pub(super) fn read_look(
     let alpha_mode = match material.alpha_mode() {
         gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
         gltf::material::AlphaMode::Mask => AlphaMode::Mask {
-            cutoff: material.alpha_cutoff().unwrap_or(0.5),
+            cutoff: crate::asset::alpha_cutoff(material.alpha_cutoff().unwrap_or(0.5)),
         },
         gltf::material::AlphaMode::Blend => AlphaMode::Blend,
     };
@@ -118,7 +118,7 @@ pub(super) fn read_look(
         apply_texture_transform(&mut uvs, t.offset(), t.rotation(), t.scale());
     }
     Ok(Look {
-        base_color: pbr.base_color_factor(),
+        base_color: crate::asset::color_factor(pbr.base_color_factor()),
         uvs,
         texture,
         alpha_mode,
