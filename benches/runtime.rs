@@ -92,7 +92,7 @@ fn pair_65() -> Pair {
     let source = s.source.skeleton();
     let mut r = Retargeter::new(source, &s.source.reference, &target, &reference, &s.map)
         .expect("retargeter builds");
-    r.set_solve(s.solve);
+    r.set_solve(s.solve.settings);
     Pair {
         name: "CMU -> VRM+8 (65 joints)",
         source: source.clone(),

@@ -150,14 +150,14 @@ pub struct SolveArgs {
 impl SolveArgs {
     pub fn apply(&self, session: &mut crate::session::Session) {
         if self.no_plant {
-            session.solve.plant_feet = false;
+            session.solve.settings.plant_feet = false;
         }
         if self.mirror {
-            session.solve.mirror = true;
+            session.solve.settings.mirror = true;
         }
         for joint in &self.reach {
-            if !session.reach.contains(joint) {
-                session.reach.push(joint.clone());
+            if !session.solve.reach.contains(joint) {
+                session.solve.reach.push(joint.clone());
             }
         }
     }

@@ -6,7 +6,7 @@ use super::{Session, SessionError, SideRole};
 use crate::core::chains::ChainSkeleton;
 use crate::core::mapping::{BonePair, MapMethod, RotationMode, TranslationMode};
 use crate::core::{BoneMap, ContainerEdit, PoseSource};
-use crate::io::project::{ExportSettings, SideFile};
+use crate::io::project::{ExportSettings, SideFile, SolveEdits};
 use glam::Quat;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -124,13 +124,7 @@ pub struct EditState {
     /// made automatically holds them only here).
     pub source_chains: ChainSkeleton,
     pub target_chains: ChainSkeleton,
-    pub solve: crate::core::retarget::SolveSettings,
-    pub reach: Vec<String>,
-    pub unplanted: Vec<String>,
-    pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
-    pub twists: Vec<(String, f32)>,
-    pub legs: Vec<crate::core::retarget::LegOptions>,
-    pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
+    pub solve: SolveEdits,
 }
 
 impl Session {
@@ -142,13 +136,7 @@ impl Session {
             export: self.export.clone(),
             source_chains: self.source.chains.clone(),
             target_chains: self.target.chains.clone(),
-            solve: self.solve,
-            reach: self.reach.clone(),
-            unplanted: self.unplanted.clone(),
-            limits: self.limits.clone(),
-            twists: self.twists.clone(),
-            legs: self.legs.clone(),
-            contact_spans: self.contact_spans.clone(),
+            solve: self.solve.clone(),
         }
     }
 
@@ -161,12 +149,6 @@ impl Session {
         self.source.chains = state.source_chains;
         self.target.chains = state.target_chains;
         self.solve = state.solve;
-        self.reach = state.reach;
-        self.unplanted = state.unplanted;
-        self.limits = state.limits;
-        self.twists = state.twists;
-        self.legs = state.legs;
-        self.contact_spans = state.contact_spans;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -288,35 +270,35 @@ impl Session {
             Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
             Edit::RemapChains => Ok(self.remap_from_chains()),
             Edit::SetSolve(settings) => {
-                self.solve = *settings;
+                self.solve.settings = *settings;
                 Ok("Solve settings".to_owned())
             }
             Edit::SetReach { joint, on } => {
-                self.reach.retain(|j| j != joint);
+                self.solve.reach.retain(|j| j != joint);
                 if *on {
-                    self.reach.push(joint.clone());
+                    self.solve.reach.push(joint.clone());
                 }
                 Ok(format!("Reach {} {joint}", if *on { "on" } else { "off" }))
             }
             Edit::SetLegPlanting { foot, on } => {
-                self.unplanted.retain(|f| f != foot);
+                self.solve.unplanted.retain(|f| f != foot);
                 if !*on {
-                    self.unplanted.push(foot.clone());
+                    self.solve.unplanted.push(foot.clone());
                 }
                 Ok(format!("Plant {foot} {}", if *on { "on" } else { "off" }))
             }
             Edit::SetJointLimit { joint, limit } => {
-                self.limits.retain(|(j, _)| j != joint);
+                self.solve.limits.retain(|(j, _)| j != joint);
                 if let Some(limit) = limit {
-                    self.limits.push((joint.clone(), *limit));
+                    self.solve.limits.push((joint.clone(), *limit));
                 }
                 Ok(format!("Limit of {joint}"))
             }
             Edit::SetTwistWeight { joint, weight } => {
-                self.twists.retain(|(j, _)| j != joint);
+                self.solve.twists.retain(|(j, _)| j != joint);
                 match weight {
                     Some(w) if w.is_finite() => {
-                        self.twists.push((joint.clone(), w.clamp(0.0, 1.0)));
+                        self.solve.twists.push((joint.clone(), w.clamp(0.0, 1.0)));
                         Ok(format!("Twist share of {joint}: {:.2}", w.clamp(0.0, 1.0)))
                     }
                     _ => Ok(format!("Twist share of {joint}: by its place")),

@@ -28,7 +28,7 @@ use crate::core::align::bone_direction_errors;
 use crate::core::{
     BoneMap, BonePair, Clip, HumanBone, PoseSource, RetargetClipOptions, RetargetError, Retargeter,
 };
-use crate::io::project::{ExportSettings, PairFile, ProjectError, ProjectFile};
+use crate::io::project::{ExportSettings, PairFile, ProjectError, ProjectFile, SolveEdits};
 use crate::io::{ImportError, ImportOptions};
 use std::path::{Path, PathBuf};
 
@@ -101,20 +101,8 @@ pub struct Session {
     pub target: Side,
     pub map: BoneMap,
     pub export: ExportSettings,
-    /// Feet planting, IK and limits, saved in the project.
-    pub solve: crate::core::retarget::SolveSettings,
-    /// Target chains in absolute mode, by end joint name (`Session::reach_chains`).
-    pub reach: Vec<String>,
-    /// Target feet whose legs are left to the frame-by-frame solve (IK off).
-    pub unplanted: Vec<String>,
-    /// Per-bone IK limits in place of the humanoid defaults.
-    pub limits: Vec<(String, Option<crate::core::ik::JointLimit>)>,
-    /// Per twist bone, its share of the limb's roll set by hand (else its place along it).
-    pub twists: Vec<(String, f32)>,
-    /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
-    pub legs: Vec<crate::core::retarget::LegOptions>,
-    /// Contacts drawn by hand, per clip and foot, in place of the detected ones.
-    pub contact_spans: Vec<crate::core::retarget::ContactSpans>,
+    /// How the pair is solved, as the user set it (saved in the project).
+    pub solve: SolveEdits,
 }
 
 impl Session {
@@ -138,13 +126,7 @@ impl Session {
             target,
             map: BoneMap::default(),
             export: ExportSettings::default(),
-            solve: Default::default(),
-            reach: Vec::new(),
-            unplanted: Vec::new(),
-            limits: Vec::new(),
-            twists: Vec::new(),
-            legs: Vec::new(),
-            contact_spans: Vec::new(),
+            solve: SolveEdits::default(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -304,24 +286,24 @@ impl Session {
             r.set_target_floor(floor);
         }
         r.set_same_rig(self.same_rig());
-        r.set_solve(self.solve);
+        r.set_solve(self.solve.settings);
         r.set_mirror_twins(self.target.twins());
         r.set_reach(self.reach_chains(map));
         let t = self.target.skeleton();
-        for foot in self.unplanted.iter().filter_map(|n| t.find(n)) {
+        for foot in self.solve.unplanted.iter().filter_map(|n| t.find(n)) {
             r.set_leg_planting(foot, false);
         }
-        for (name, limit) in &self.limits {
+        for (name, limit) in &self.solve.limits {
             if let Some(j) = t.find(name) {
                 r.set_joint_limit(j, *limit);
             }
         }
-        for (name, weight) in &self.twists {
+        for (name, weight) in &self.solve.twists {
             if let Some(j) = t.find(name) {
                 r.set_twist_weight(j, *weight);
             }
         }
-        for leg in &self.legs {
+        for leg in &self.solve.legs {
             if let Some(foot) = t.find(&leg.foot) {
                 r.set_leg_pole(foot, self.pole_at(&leg.pole));
                 r.set_leg_contacts(foot, leg.contacts);
@@ -489,13 +471,7 @@ impl Session {
             target: self.target.file_with_chains(),
             map: self.map_pairs(),
             export: self.export.clone(),
-            solve: self.solve,
-            reach: self.reach.clone(),
-            unplanted: self.unplanted.clone(),
-            limits: self.limits.clone(),
-            twists: self.twists.clone(),
-            legs: self.legs.clone(),
-            contact_spans: self.contact_spans.clone(),
+            solve: self.solve.clone(),
         }
     }
 
@@ -541,12 +517,6 @@ impl Session {
             map: BoneMap::new(pairs),
             export: project.export,
             solve: project.solve,
-            reach: project.reach,
-            unplanted: project.unplanted,
-            limits: project.limits,
-            twists: project.twists,
-            legs: project.legs,
-            contact_spans: project.contact_spans,
         };
         session.refresh_legs();
         Ok(session)

@@ -37,6 +37,7 @@ impl Session {
         for foot in r.planted_feet().collect::<Vec<_>>() {
             let name = &t.names()[foot];
             let spans = self
+                .solve
                 .contact_spans
                 .iter()
                 .find(|c| c.clip == clip && &c.foot == name)
@@ -47,7 +48,8 @@ impl Session {
 
     /// Leg `foot`'s options (defaults when none are kept).
     pub fn leg_options(&self, foot: &str) -> LegOptions {
-        self.legs
+        self.solve
+            .legs
             .iter()
             .find(|l| l.foot == foot)
             .cloned()
@@ -55,16 +57,17 @@ impl Session {
     }
 
     pub(super) fn set_leg_options(&mut self, options: &LegOptions) -> String {
-        self.legs.retain(|l| l.foot != options.foot);
+        self.solve.legs.retain(|l| l.foot != options.foot);
         if !options.is_default() {
-            self.legs.push(options.clone());
+            self.solve.legs.push(options.clone());
         }
         format!("Solve options of {}", options.foot)
     }
 
     /// The contacts drawn for `foot` on `clip`, in seconds, if any.
     pub fn drawn_contacts(&self, clip: &str, foot: &str) -> Option<&[(f32, f32)]> {
-        self.contact_spans
+        self.solve
+            .contact_spans
             .iter()
             .find(|c| c.clip == clip && c.foot == foot)
             .map(|c| c.spans.as_slice())
@@ -76,12 +79,13 @@ impl Session {
         foot: &str,
         spans: Option<Vec<(f32, f32)>>,
     ) -> String {
-        self.contact_spans
+        self.solve
+            .contact_spans
             .retain(|c| !(c.clip == clip && c.foot == foot));
         let Some(spans) = spans else {
             return format!("Detected contacts of {foot}");
         };
-        self.contact_spans.push(ContactSpans {
+        self.solve.contact_spans.push(ContactSpans {
             clip: clip.to_owned(),
             foot: foot.to_owned(),
             spans,
@@ -155,7 +159,8 @@ impl Session {
         map: &crate::core::BoneMap,
     ) -> Vec<crate::core::retarget::ReachChain> {
         let t = self.target.skeleton();
-        self.reach
+        self.solve
+            .reach
             .iter()
             .filter_map(|name| {
                 let end = t.find(name)?;
@@ -204,7 +209,7 @@ mod tests {
         for f in &feet {
             assert!(f.contacts.len() >= 3, "{}: {:?}", f.foot, f.contacts);
         }
-        s.solve.plant_feet = false;
+        s.solve.settings.plant_feet = false;
         assert!(s.foot_contacts(None).unwrap().is_empty());
     }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 fn session(source: &Path, target: &Path, plant: bool) -> Session {
     let mut s = Session::automatic(source, target, &ImportOptions::default()).unwrap();
-    s.solve.plant_feet = plant;
+    s.solve.settings.plant_feet = plant;
     s
 }
 
@@ -203,7 +203,7 @@ fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
         (worst, worst_other)
     };
     let (free, other_before) = gaps(&s);
-    s.reach.push(name.clone());
+    s.solve.reach.push(name.clone());
     let (reached, other_free) = gaps(&s);
     let h = height(s.target.skeleton(), &s.target.reference);
     println!(
@@ -272,10 +272,12 @@ fn a_leg_can_be_left_unplanted_and_limits_hold_what_ik_adds() {
             s.target.skeleton().names()[t].clone()
         };
         if case == "unplanted" {
-            s.unplanted.push(bone(HumanBone::LeftFoot));
+            s.solve.unplanted.push(bone(HumanBone::LeftFoot));
         } else {
             for b in [HumanBone::LeftUpperLeg, HumanBone::LeftLowerLeg] {
-                s.limits.push((bone(b), Some(JointLimit::new(0.0, 0.0))));
+                s.solve
+                    .limits
+                    .push((bone(b), Some(JointLimit::new(0.0, 0.0))));
             }
         }
         let saved = dir.path().join(format!("{case}.ron"));
@@ -339,7 +341,7 @@ fn the_strip_shows_skate_ground_and_reach_per_frame() {
             .iter()
             .find(|p| p.bone == Some(HumanBone::LeftHand));
         let hand = s.target.skeleton().names()[hand.unwrap().target].clone();
-        s.reach.push(hand);
+        s.solve.reach.push(hand);
         let r = report(&s);
         let row = r.frame_row(Measure::Reach).expect("a reach row");
         assert_eq!(row.len(), r.frames);

@@ -99,7 +99,7 @@ fn a_retargeted_clip_mirrors_on_the_target_and_back() {
         let path = crate::common::asset_path;
         let mut s = Session::automatic(&path(src), &path(tgt), &ImportOptions::default()).unwrap();
         let plain = s.retarget_clip(clip, None).unwrap();
-        s.solve.mirror = true;
+        s.solve.settings.mirror = true;
         let mirrored = s.retarget_clip(clip, None).unwrap();
         let t = s.target.skeleton();
         let twins = s.target.twins();

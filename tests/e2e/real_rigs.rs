@@ -170,8 +170,8 @@ fn assert_retargets_as_the_walk(name: &str, text: &str) {
         let mut variant = Session::automatic(&flat, &asset_path(target), &ImportOptions::default())
             .unwrap_or_else(|e| panic!("{name} onto {target}: {e}"));
         // The zero pose's effect on the frame-by-frame solve (planting bends the legs).
-        original.solve.plant_feet = false;
-        variant.solve.plant_feet = false;
+        original.solve.settings.plant_feet = false;
+        variant.solve.settings.plant_feet = false;
         let limits = Thresholds::default();
         let (a, b) = (
             original.quality(None, &limits).unwrap(),
@@ -292,7 +292,7 @@ fn the_report_judges_the_source_as_the_user_set_it_up() {
     use retarget_studio::core::{ContainerEdit, quality::Thresholds};
     use retarget_studio::session::{Edit, SideRole};
     let mut session = automatic("bvh/02_01.bvh", "gltf/CesiumMan.glb");
-    session.solve.plant_feet = false;
+    session.solve.settings.plant_feet = false;
     let limits = Thresholds::default();
     let standing = session.quality(None, &limits).unwrap().pelvis.source;
     assert!(
@@ -344,7 +344,7 @@ fn makehuman_helpers_are_not_mapped_and_limbs_follow_the_walk() {
             helpers.is_empty(),
             "{target}: helpers mapped as body parts: {helpers:?}"
         );
-        session.solve.plant_feet = false;
+        session.solve.settings.plant_feet = false;
         let report = session.quality(None, &Thresholds::default()).unwrap();
         let direction = report.direction.unwrap();
         // Arms too: `LoArm_L` is the forearm (it was read as a second upper arm, and the

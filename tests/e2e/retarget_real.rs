@@ -108,7 +108,7 @@ fn cmu_walk_onto_robot_expressive() {
     )
     .unwrap();
     // The frame-by-frame solve's invariants: planted feet (`feet_ik`) bend the legs.
-    session.solve.plant_feet = false;
+    session.solve.settings.plant_feet = false;
     assert!(session.map.len() >= 20, "{} pairs", session.map.len());
     let r = direction_report(&session, None);
     eprintln!(
@@ -136,7 +136,7 @@ fn robot_dance_onto_vrm() {
         &ImportOptions::default(),
     )
     .unwrap();
-    session.solve.plant_feet = false;
+    session.solve.settings.plant_feet = false;
     let r = direction_report(&session, Some("Dance"));
     eprintln!(
         "dance → vrm: mean {:.2}° max {:.2}° limbs {:.2}° drift {:.3}° (chains {:.3}°)",

@@ -130,7 +130,7 @@ fn key_pose(clip: &Clip, target: &Skeleton, k: usize) -> Pose {
 #[test]
 fn retarget_clip_through_the_compiled_sampler_keys_the_frame_by_frame_solve() {
     let mut s = walk_onto(&asset_path("gltf/RobotExpressive.glb"));
-    s.solve.plant_feet = false;
+    s.solve.settings.plant_feet = false;
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
     let clip = s.source.clips()[0].clone();
     let mut r = s.retargeter().unwrap();
@@ -155,8 +155,8 @@ fn retarget_clip_through_the_compiled_sampler_keys_the_frame_by_frame_solve() {
 fn crowd_matches_retarget_clip(target: &std::path::Path, plant: bool, mirror: bool) -> usize {
     let target_rel = target.display();
     let mut s = walk_onto(target);
-    s.solve.plant_feet = plant;
-    s.solve.mirror = mirror;
+    s.solve.settings.plant_feet = plant;
+    s.solve.settings.mirror = mirror;
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
     let clip = s.source.clips()[0].clone();
     let retargeter = s.retargeter().unwrap();

@@ -264,7 +264,7 @@ fn a_twist_share_set_by_hand_is_undone_and_saved() {
     let project = dir.path().join("p.retarget");
     s.to_project().save(&project).unwrap();
     let reopened = Session::from_project(&project).unwrap();
-    assert_eq!(reopened.twists, vec![(forearm.name.clone(), 0.0)]);
+    assert_eq!(reopened.solve.twists, vec![(forearm.name.clone(), 0.0)]);
     assert_eq!(forearm_twist_rolls(&reopened, forearm), unrolled);
     s.restore(before).unwrap();
     assert_eq!(forearm_twist_rolls(&s, forearm), by_place);

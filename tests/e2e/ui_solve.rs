@@ -44,7 +44,14 @@ fn settle(h: &mut H) {
 }
 
 fn plant_feet(h: &H) -> bool {
-    h.state().doc.session.as_ref().unwrap().solve.plant_feet
+    h.state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .solve
+        .settings
+        .plant_feet
 }
 
 #[test]
@@ -118,7 +125,16 @@ fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
 fn the_export_panel_s_mirror_sets_the_solve_flag() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Export);
-    let mirror = |h: &H| h.state().doc.session.as_ref().unwrap().solve.mirror;
+    let mirror = |h: &H| {
+        h.state()
+            .doc
+            .session
+            .as_ref()
+            .unwrap()
+            .solve
+            .settings
+            .mirror
+    };
     assert!(!mirror(&h));
     h.get_by_label("Mirror left to right").click();
     h.run_steps(2);
@@ -263,7 +279,7 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     assert_eq!(h.get_all_by_label("IK").count(), 2, "one switch per leg");
     h.get_all_by_label("IK").next().unwrap().click();
     h.run_steps(2);
-    assert_eq!(session(&h).unplanted, vec![feet[0].clone()]);
+    assert_eq!(session(&h).solve.unplanted, vec![feet[0].clone()]);
     assert_eq!(
         h.state().undo.undo_label(),
         Some(format!("Plant {} off", feet[0]).as_str())
@@ -284,14 +300,14 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     let arm = h.get_all_by_label_contains("grasper").next().unwrap();
     arm.click();
     h.run_steps(2);
-    assert_eq!(session(&h).reach.len(), 1, "one limb reaches");
+    assert_eq!(session(&h).solve.reach.len(), 1, "one limb reaches");
     // Undo all three, one at a time.
     for _ in 0..3 {
         h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
         h.run_steps(1);
     }
     let s = session(&h);
-    assert!(s.unplanted.is_empty() && s.reach.is_empty() && s.legs.is_empty());
+    assert!(s.solve.unplanted.is_empty() && s.solve.reach.is_empty() && s.solve.legs.is_empty());
     assert!(!h.state().doc.dirty, "undone back to the saved project");
 }
 
@@ -299,7 +315,16 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
 fn the_mirror_plane_can_be_set_to_a_world_axis_and_the_path_kept() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Solve);
-    let plane = |h: &H| h.state().doc.session.as_ref().unwrap().solve.mirror_plane;
+    let plane = |h: &H| {
+        h.state()
+            .doc
+            .session
+            .as_ref()
+            .unwrap()
+            .solve
+            .settings
+            .mirror_plane
+    };
     assert!(
         h.query_by_label("Mirror plane").is_none(),
         "shown once mirroring is on"
@@ -347,11 +372,20 @@ fn the_solve_tab_sets_a_twist_bone_s_share_with_undo() {
     h.run_steps(1);
     h.key_press(egui::Key::ArrowLeft);
     h.run_steps(2);
-    let set = h.state().doc.session.clone().unwrap().twists;
+    let set = h.state().doc.session.clone().unwrap().solve.twists;
     assert_eq!(set.len(), 1, "one share set: {set:?}");
     assert_eq!(&set[0].0, bone);
     assert!(set[0].1 < twists[0].along, "{set:?}");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(1);
-    assert!(h.state().doc.session.as_ref().unwrap().twists.is_empty());
+    assert!(
+        h.state()
+            .doc
+            .session
+            .as_ref()
+            .unwrap()
+            .solve
+            .twists
+            .is_empty()
+    );
 }

@@ -9,7 +9,11 @@ use retarget_core::{
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const PROJECT_VERSION: u32 = 1;
+/// 2: the solve edits in one `solve` struct ([`SolveEdits`]); 1 had them beside the map.
+pub const PROJECT_VERSION: u32 = 2;
+
+/// A bone map file's version (its layout has not changed since the first).
+pub const MAP_VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {problem}", path.display())]
@@ -26,10 +30,8 @@ pub enum ProjectProblem {
     Write(#[source] std::io::Error),
     #[error("not a valid project file: {0}")]
     Parse(String),
-    #[error(
-        "project version {found} is newer than this Retarget Studio understands ({PROJECT_VERSION})"
-    )]
-    TooNew { found: u32 },
+    #[error("version {found} is newer than this Retarget Studio understands ({understood})")]
+    TooNew { found: u32, understood: u32 },
     #[error("cannot serialise the project: {0}")]
     Serialise(String),
 }
@@ -120,9 +122,19 @@ pub struct ProjectFile {
     pub map: Vec<PairFile>,
     #[serde(default)]
     pub export: ExportSettings,
-    /// How clips are solved: feet planting, IK, limits.
+    /// How the pair is solved, as the user set it.
     #[serde(default)]
-    pub solve: retarget_core::retarget::SolveSettings,
+    pub solve: SolveEdits,
+}
+
+/// How a pair is solved, as the user set it, joints by name: the project saves it, the
+/// session holds it (and the editor's undo restores it), and the session applies it to each
+/// retargeter it builds, the one way it flows into the solve.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolveEdits {
+    /// Feet planting, IK and limits for the whole pair.
+    #[serde(default)]
+    pub settings: retarget_core::retarget::SolveSettings,
     /// Target chains solved to reach their source's end (absolute mode), by end joint name.
     #[serde(default)]
     pub reach: Vec<String>,
@@ -135,12 +147,58 @@ pub struct ProjectFile {
     /// Per twist bone, its share of the limb's roll set by hand, by joint name.
     #[serde(default)]
     pub twists: Vec<(String, f32)>,
-    /// Per-leg pole and contact thresholds, by foot name.
+    /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
     #[serde(default)]
     pub legs: Vec<retarget_core::retarget::LegOptions>,
-    /// Contacts drawn by hand, per clip and foot (seconds).
+    /// Contacts drawn by hand, per clip and foot (seconds), in place of the detected ones.
     #[serde(default)]
     pub contact_spans: Vec<retarget_core::retarget::ContactSpans>,
+}
+
+/// Version 1's layout, read to migrate: the solve edits beside the map, one field each.
+#[derive(Deserialize)]
+struct ProjectFileV1 {
+    source: SideFile,
+    target: SideFile,
+    #[serde(default)]
+    map: Vec<PairFile>,
+    #[serde(default)]
+    export: ExportSettings,
+    #[serde(default)]
+    solve: retarget_core::retarget::SolveSettings,
+    #[serde(default)]
+    reach: Vec<String>,
+    #[serde(default)]
+    unplanted: Vec<String>,
+    #[serde(default)]
+    limits: Vec<(String, Option<retarget_core::ik::JointLimit>)>,
+    #[serde(default)]
+    twists: Vec<(String, f32)>,
+    #[serde(default)]
+    legs: Vec<retarget_core::retarget::LegOptions>,
+    #[serde(default)]
+    contact_spans: Vec<retarget_core::retarget::ContactSpans>,
+}
+
+impl From<ProjectFileV1> for ProjectFile {
+    fn from(v1: ProjectFileV1) -> Self {
+        ProjectFile {
+            version: PROJECT_VERSION,
+            source: v1.source,
+            target: v1.target,
+            map: v1.map,
+            export: v1.export,
+            solve: SolveEdits {
+                settings: v1.solve,
+                reach: v1.reach,
+                unplanted: v1.unplanted,
+                limits: v1.limits,
+                twists: v1.twists,
+                legs: v1.legs,
+                contact_spans: v1.contact_spans,
+            },
+        }
+    }
 }
 
 impl ProjectFile {
@@ -152,13 +210,7 @@ impl ProjectFile {
             target,
             map: Vec::new(),
             export: Default::default(),
-            solve: Default::default(),
-            reach: Vec::new(),
-            unplanted: Vec::new(),
-            limits: Vec::new(),
-            twists: Vec::new(),
-            legs: Vec::new(),
-            contact_spans: Vec::new(),
+            solve: SolveEdits::default(),
         }
     }
 
@@ -187,11 +239,16 @@ impl ProjectFile {
         if let Some(found) = version
             && found > PROJECT_VERSION
         {
-            return Err(ProjectProblem::TooNew { found });
+            return Err(ProjectProblem::TooNew {
+                found,
+                understood: PROJECT_VERSION,
+            });
         }
-        let mut project: ProjectFile =
-            ron::from_str(text).map_err(|e| ProjectProblem::Parse(e.to_string()))?;
-        // Version 1 is the first; older versions would be migrated here.
+        let parse = |e: ron::error::SpannedError| ProjectProblem::Parse(e.to_string());
+        let mut project: ProjectFile = match version {
+            Some(1) => ron::from_str::<ProjectFileV1>(text).map_err(parse)?.into(),
+            _ => ron::from_str(text).map_err(parse)?,
+        };
         project.version = PROJECT_VERSION;
         for side in [&mut project.source, &mut project.target] {
             if side.path.is_relative() {
@@ -242,8 +299,11 @@ impl MapFile {
         let text = std::fs::read_to_string(path).map_err(|e| err(ProjectProblem::Read(e)))?;
         let map: MapFile =
             ron::from_str(&text).map_err(|e| err(ProjectProblem::Parse(e.to_string())))?;
-        if map.version > PROJECT_VERSION {
-            return Err(err(ProjectProblem::TooNew { found: map.version }));
+        if map.version > MAP_VERSION {
+            return Err(err(ProjectProblem::TooNew {
+                found: map.version,
+                understood: MAP_VERSION,
+            }));
         }
         Ok(map)
     }
@@ -318,7 +378,7 @@ mod tests {
         let p = sample();
         let text = p.to_ron(Path::new("/data/projects")).unwrap();
         assert!(text.contains("../mocap/walk.bvh"), "{text}");
-        assert!(text.contains("version: 1"), "{text}");
+        assert!(text.contains("version: 2"), "{text}");
         let back = ProjectFile::parse(&text, Path::new("/data/projects")).unwrap();
         assert_eq!(
             back.source.path,
@@ -334,13 +394,61 @@ mod tests {
         let text = sample()
             .to_ron(Path::new("/data"))
             .unwrap()
-            .replace("version: 1", "version: 7");
+            .replace("version: 2", "version: 7");
         assert!(matches!(
             ProjectFile::parse(&text, Path::new("/")),
-            Err(ProjectProblem::TooNew { found: 7 })
+            Err(ProjectProblem::TooNew { found: 7, .. })
         ));
         let e = ProjectFile::parse("(version: 1, source: ", Path::new("/")).unwrap_err();
         assert!(matches!(e, ProjectProblem::Parse(_)), "{e}");
+    }
+
+    /// A project saved by version 1, with every solve edit set.
+    const VERSION_1: &str = r#"(
+        version: 1,
+        source: (path: "walk.bvh", clip: Some("walk")),
+        target: (path: "robot.glb"),
+        map: [(source: "Hips", target: "pelvis")],
+        export: (fps: Some(24.0)),
+        solve: (plant_feet: false, blend_secs: 0.5, mirror: true),
+        reach: ["hand_l"],
+        unplanted: ["foot_r"],
+        limits: [("calf_l", Some((cone_deg: 30.0, twist_min_deg: -10.0, twist_max_deg: 5.0))), ("calf_r", None)],
+        twists: [("lowerarm_twist_01_l", 0.25)],
+        legs: [(foot: "foot_l", contacts: None)],
+        contact_spans: [(clip: "walk", foot: "foot_l", spans: [(0.0, 0.5), (1.0, 1.25)])],
+    )"#;
+
+    #[test]
+    fn version_1_projects_migrate_with_every_solve_edit() {
+        let p = ProjectFile::parse(VERSION_1, Path::new("/x")).unwrap();
+        assert_eq!(p.version, PROJECT_VERSION);
+        assert_eq!((p.map.len(), p.export.fps), (1, Some(24.0)));
+        assert_eq!(p.source.clip.as_deref(), Some("walk"));
+        let s = &p.solve;
+        assert!(!s.settings.plant_feet && s.settings.mirror);
+        assert_eq!(s.settings.blend_secs, 0.5);
+        assert_eq!(s.reach, ["hand_l"]);
+        assert_eq!(s.unplanted, ["foot_r"]);
+        let limit = retarget_core::ik::JointLimit {
+            cone_deg: 30.0,
+            twist_min_deg: -10.0,
+            twist_max_deg: 5.0,
+        };
+        assert_eq!(
+            s.limits,
+            [
+                ("calf_l".to_owned(), Some(limit)),
+                ("calf_r".to_owned(), None)
+            ]
+        );
+        assert_eq!(s.twists, [("lowerarm_twist_01_l".to_owned(), 0.25)]);
+        assert_eq!(s.legs, [retarget_core::retarget::LegOptions::new("foot_l")]);
+        assert_eq!(s.contact_spans[0].spans, [(0.0, 0.5), (1.0, 1.25)]);
+        // Saved again, it is version 2 and reads back the same.
+        let text = p.to_ron(Path::new("/x")).unwrap();
+        assert!(text.contains("version: 2"), "{text}");
+        assert_eq!(ProjectFile::parse(&text, Path::new("/x")).unwrap(), p);
     }
 
     #[test]
@@ -348,7 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mixamo.map.ron");
         let map = MapFile {
-            version: PROJECT_VERSION,
+            version: MAP_VERSION,
             pairs: sample().map,
         };
         map.save(&path).unwrap();

@@ -173,10 +173,10 @@ fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
 /// The solve's mirror flag, shared with the Solve tab: an undoable edit of the project, so
 /// the export writes what the editor shows.
 fn mirror_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
-    let mut solve = session.solve;
+    let mut solve = session.solve.settings;
     ui.checkbox(&mut solve.mirror, "Mirror left to right")
         .on_hover_text("Export the clip mirrored on the target (the Solve tab's Mirror)");
-    if solve != session.solve {
+    if solve != session.solve.settings {
         commands.push(Command::Edit(crate::session::Edit::SetSolve(solve)));
     }
 }

@@ -10,7 +10,7 @@ use crate::session::{Edit, Session};
 use eframe::egui;
 
 pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &mut Vec<Command>) {
-    let mut s = session.solve;
+    let mut s = session.solve.settings;
     switches_ui(ui, &mut s);
     if s.mirror {
         mirror_ui(ui, &mut s.mirror_plane);
@@ -34,7 +34,7 @@ pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &
     {
         s = defaults;
     }
-    if s != session.solve {
+    if s != session.solve.settings {
         commands.push(Command::Edit(Edit::SetSolve(s)));
     }
     ui.separator();

@@ -79,7 +79,7 @@ fn leg_ui(
     commands: &mut Vec<Command>,
 ) {
     ui.push_id(foot, |ui| {
-        let mut planted = !session.unplanted.iter().any(|f| f == foot);
+        let mut planted = !session.solve.unplanted.iter().any(|f| f == foot);
         ui.horizontal_wrapped(|ui| {
             ui.strong(foot);
             let tip = "Plant this leg on its contacts with IK (off: the frame-by-frame solve)";
@@ -100,7 +100,7 @@ fn leg_ui(
             .on_hover_text(tip)
             .changed()
         {
-            options.contacts = own.then_some(session.solve.contacts);
+            options.contacts = own.then_some(session.solve.settings.contacts);
         }
         if let Some(c) = &mut options.contacts {
             egui::Grid::new("leg contacts")
@@ -164,7 +164,7 @@ fn reach_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
         .filter(|(c, _)| c.kind == crate::core::chains::ChainKind::Limb);
     for (chain, label) in limbs {
         let end = &names[chain.end()];
-        let mut on = session.reach.contains(end);
+        let mut on = session.solve.reach.contains(end);
         let text = format!("{label} ({end})");
         let tip = "Solve this limb every frame so its end lands where the source's end is, \
                    from the hips and scaled to the target (absolute mode)";
@@ -188,7 +188,7 @@ fn twists_ui(
         ui.label("No twist bones: no joint sits inside an arm or leg bone.");
     }
     for (joint, weight) in twists {
-        let set = session.twists.iter().any(|(j, _)| j == joint);
+        let set = session.solve.twists.iter().any(|(j, _)| j == joint);
         ui.push_id(joint, |ui| {
             ui.horizontal_wrapped(|ui| {
                 let mut w = *weight;
@@ -216,6 +216,7 @@ fn set_twist(joint: &str, weight: Option<f32>) -> Command {
 /// One joint's IK limit: the humanoid default, none, or cone and twist set here.
 fn limit_ui(ui: &mut egui::Ui, session: &Session, joint: &str, commands: &mut Vec<Command>) {
     let set = session
+        .solve
         .limits
         .iter()
         .find(|(j, _)| j == joint)

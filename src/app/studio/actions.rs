@@ -380,7 +380,7 @@ impl StudioApp {
             return;
         };
         let file = crate::io::project::MapFile {
-            version: crate::io::project::PROJECT_VERSION,
+            version: crate::io::project::MAP_VERSION,
             pairs: session.map_pairs(),
         };
         match file.save(&path) {
