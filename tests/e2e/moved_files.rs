@@ -32,7 +32,7 @@ fn a_moved_file_is_asked_for_and_the_project_loads_with_it() {
         Prefs::default(),
     );
     assert!(app.error.is_none(), "not refused: {:?}", app.error);
-    assert!(app.locate.is_some(), "asks for the file");
+    assert!(app.prompts.locate.is_some(), "asks for the file");
     let mut h = Harness::new_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
     h.set_size(egui::vec2(1400.0, 860.0));
     h.step();
@@ -46,16 +46,16 @@ fn a_moved_file_is_asked_for_and_the_project_loads_with_it() {
     h.step();
     h.get_by_label("Use this path").click();
     h.step();
-    let locate = h.state().locate.as_ref().expect("still asking");
+    let locate = h.state().prompts.locate.as_ref().expect("still asking");
     assert!(locate.problem.as_ref().unwrap().contains("nowhere.glb"));
 
-    h.state_mut().locate.as_mut().unwrap().typed = real.display().to_string();
+    h.state_mut().prompts.locate.as_mut().unwrap().typed = real.display().to_string();
     h.step();
     h.get_by_label("Use this path").click();
     h.run_steps(2);
     let app = h.state();
     assert!(
-        app.locate.is_none() && app.error.is_none(),
+        app.prompts.locate.is_none() && app.error.is_none(),
         "{:?}",
         app.error
     );

@@ -116,7 +116,12 @@ fn a_broken_project_shows_an_error_and_keeps_the_old_one() {
     h.state_mut().run(Command::OpenProject(missing_char));
     h.run_steps(2);
     // Moved files are asked for (tests/e2e/moved_files.rs); cancelling says which.
-    let locate = h.state().locate.as_ref().expect("asks where the file went");
+    let locate = h
+        .state()
+        .prompts
+        .locate
+        .as_ref()
+        .expect("asks where the file went");
     assert!(locate.missing.path.ends_with("nope.bvh"));
     assert!(h.state().doc.session.is_some());
     h.get_by_label("Cancel").click();

@@ -156,7 +156,7 @@ fn autosave_writes_only_unsaved_work_and_the_next_start_restores_it() {
 
     let running = harness(Some(&recovery));
     assert!(
-        running.state().recoveries.is_empty(),
+        running.state().prompts.recoveries.is_empty(),
         "a window still open is not a crash"
     );
     drop(running);
@@ -165,13 +165,17 @@ fn autosave_writes_only_unsaved_work_and_the_next_start_restores_it() {
     assert_eq!(files(), 1);
 
     let mut next = harness(Some(&recovery));
-    assert_eq!(next.state().recoveries.len(), 1, "offered after the crash");
+    assert_eq!(
+        next.state().prompts.recoveries.len(),
+        1,
+        "offered after the crash"
+    );
     next.get_by_label("Restore unsaved work?");
     next.get_by_label("Restore").click();
     next.run_steps(2);
     let app = next.state();
     assert!(
-        app.recoveries.is_empty() && app.error.is_none(),
+        app.prompts.recoveries.is_empty() && app.error.is_none(),
         "{:?}",
         app.error
     );
@@ -200,7 +204,7 @@ fn a_discarded_recovery_is_gone() {
     let mut next = harness(Some(dir.path()));
     next.get_by_label("Discard").click();
     next.step();
-    assert!(next.state().recoveries.is_empty());
+    assert!(next.state().prompts.recoveries.is_empty());
     assert!(!next.state().doc.dirty, "the demo as it was");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -61,7 +61,10 @@ fn the_solve_tab_turns_planting_off_and_undo_brings_it_back() {
     assert!(plant_feet(&h));
     assert!(!h.state().doc.dirty);
     let planted = h.state().quality_report().unwrap().frame_badness.clone();
-    assert!(!h.state().bars.is_empty(), "the walk's contacts are drawn");
+    assert!(
+        !h.state().drawn.bars.is_empty(),
+        "the walk's contacts are drawn"
+    );
 
     h.get_by_label("Plant feet").click();
     h.run_steps(2);
@@ -69,7 +72,7 @@ fn the_solve_tab_turns_planting_off_and_undo_brings_it_back() {
     assert!(h.state().doc.dirty, "an unsaved change");
     assert_eq!(h.state().undo.undo_label(), Some("Solve settings"));
     settle(&mut h);
-    assert!(h.state().bars.is_empty(), "no planting, no contacts");
+    assert!(h.state().drawn.bars.is_empty(), "no planting, no contacts");
     let free = h.state().quality_report().unwrap().frame_badness.clone();
     assert_ne!(
         planted, free,
@@ -79,7 +82,7 @@ fn the_solve_tab_turns_planting_off_and_undo_brings_it_back() {
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     settle(&mut h);
     assert!(plant_feet(&h), "undo plants the feet again");
-    assert!(!h.state().bars.is_empty());
+    assert!(!h.state().drawn.bars.is_empty());
     assert_eq!(h.state().quality_report().unwrap().frame_badness, planted);
 }
 
@@ -87,7 +90,7 @@ fn the_solve_tab_turns_planting_off_and_undo_brings_it_back() {
 fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Quality);
-    let bars = h.state().bars.clone();
+    let bars = h.state().drawn.bars.clone();
     let mut feet: Vec<&str> = bars.iter().map(|b| b.foot.as_str()).collect();
     feet.dedup();
     assert_eq!(feet.len(), 2, "{feet:?}");
@@ -95,7 +98,7 @@ fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
         let n = bars.iter().filter(|b| b.foot == *foot).count();
         assert!(n >= 3, "{foot}: {n} contacts");
     }
-    let strip = h.state().strip.clone().unwrap();
+    let strip = h.state().drawn.strip.clone().unwrap();
     // Under the strip, the feet's own rows: the walk has contacts, and nothing reaches.
     use retarget_studio::core::quality::Measure;
     let rows: Vec<Measure> = strip.rows.iter().map(|r| r.0).collect();
@@ -178,7 +181,7 @@ fn drawn(h: &H, foot: &str) -> Option<Vec<(f32, f32)>> {
 fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Quality);
-    let bars = h.state().bars.clone();
+    let bars = h.state().drawn.bars.clone();
     let foot = bars[0].foot.clone();
     let before: Vec<_> = bars.iter().filter(|b| b.foot == foot).cloned().collect();
     let frames = h.state().contact_bars().unwrap().frames;
@@ -199,6 +202,7 @@ fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
     settle(&mut h);
     let after: Vec<_> = h
         .state()
+        .drawn
         .bars
         .iter()
         .filter(|b| b.foot == foot)
@@ -217,7 +221,7 @@ fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
 
     // A double-click on the lane's empty start adds a contact there.
     let lane_y = bar.rect.center().y;
-    let strip = h.state().strip.clone().unwrap();
+    let strip = h.state().drawn.strip.clone().unwrap();
     let empty = (0..frames)
         .find(|&k| {
             !after
@@ -243,6 +247,7 @@ fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
     settle(&mut h);
     let added: Vec<_> = h
         .state()
+        .drawn
         .bars
         .iter()
         .filter(|b| b.foot == foot)
@@ -259,6 +264,7 @@ fn dragging_a_contact_s_end_redraws_it_and_undo_gives_the_detected_ones_back() {
     assert_eq!(drawn(&h, &foot), None);
     let back: Vec<_> = h
         .state()
+        .drawn
         .bars
         .iter()
         .filter(|b| b.foot == foot)

@@ -205,7 +205,11 @@ fn the_strip_has_a_slice_per_frame_and_follows_edits() {
     go_to_frame(&mut h, 30);
     let app = h.state();
     let report = app.quality_report().unwrap();
-    let strip = app.strip.as_ref().expect("a strip under the timeline");
+    let strip = app
+        .drawn
+        .strip
+        .as_ref()
+        .expect("a strip under the timeline");
     assert_eq!(strip.cells.len(), report.frame_badness.len());
     let frames = app.clip_info().unwrap().frame_count();
     assert!(
@@ -235,7 +239,7 @@ fn the_strip_has_a_slice_per_frame_and_follows_edits() {
     assert!(h.state().doc.revision > before);
     assert!(!h.state().quality_busy());
     assert_eq!(
-        h.state().strip.as_ref().unwrap().cells.len(),
+        h.state().drawn.strip.as_ref().unwrap().cells.len(),
         h.state().quality_report().unwrap().frame_badness.len()
     );
 }
@@ -246,7 +250,7 @@ fn a_click_on_the_strip_goes_to_that_frame() {
     h.state_mut().wait_for_quality();
     h.run_steps(2);
     let (cell, y) = {
-        let strip = h.state().strip.as_ref().unwrap();
+        let strip = h.state().drawn.strip.as_ref().unwrap();
         let cell = strip.cells[strip.cells.len() / 2];
         (cell, strip.rect.center().y)
     };

@@ -254,13 +254,16 @@ fn without_a_file_dialog_a_typed_path_loads_the_source() {
     h.state_mut().no_dialogs = true;
     h.state_mut().run(Command::LoadSourceDialog);
     h.run_steps(2);
-    assert!(h.state().path_prompt.is_some(), "the fallback shows");
+    assert!(
+        h.state().prompts.path_prompt.is_some(),
+        "the fallback shows"
+    );
     let bvh = asset_path("bvh/02_01.bvh");
     h.get_by_label("Path").type_text(&bvh.display().to_string());
     h.run_steps(1);
     h.get_by_label("OK").click();
     h.run_steps(3);
-    assert!(h.state().path_prompt.is_none());
+    assert!(h.state().prompts.path_prompt.is_none());
     assert_eq!(h.state().doc.session.as_ref().unwrap().source.path, bvh);
 }
 
@@ -295,7 +298,7 @@ fn the_export_path_is_the_projects_own_and_overwriting_asks() {
     h.state_mut().run(Command::Export(expected.clone()));
     h.run_steps(2);
     assert!(!h.state().exporting(), "nothing starts before the answer");
-    assert!(h.state().overwrite.is_some());
+    assert!(h.state().prompts.overwrite.is_some());
     h.get_by_label("Cancel").click();
     h.run_steps(2);
     assert_eq!(std::fs::read(&expected).unwrap(), b"old");
@@ -462,7 +465,7 @@ fn f1_and_help_list_every_shortcut() {
     assert!(h.query_by_label("Show or hide the tool panel").is_none());
     h.key_press(egui::Key::F1);
     h.run_steps(2);
-    assert!(h.state().shortcuts_open);
+    assert!(h.state().prompts.shortcuts_open);
     for what in [
         "Show or hide the tool panel",
         "Frame both characters",
@@ -473,7 +476,7 @@ fn f1_and_help_list_every_shortcut() {
         assert!(h.query_by_label(what).is_some(), "{what} is listed");
     }
     // Ctrl+B frames both cameras again after the user moved one.
-    h.state_mut().shortcuts_open = false;
+    h.state_mut().prompts.shortcuts_open = false;
     h.run_steps(1);
     let framed = h.state().view(1).camera;
     let rect = h.state().view(1).last_rect;

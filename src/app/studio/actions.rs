@@ -1,8 +1,9 @@
 //! Commands carried out: edits with undo, opening and saving, loading sides, exports and
 //! map files. Everything the menus, shortcuts and panels ask for goes through `run`.
 
+use super::StudioApp;
 use super::files::PathPurpose;
-use super::{Pending, StudioApp};
+use super::parts::Pending;
 use crate::app::command::Command;
 use crate::app::document::Document;
 use crate::app::guard::{Job, catch};
@@ -16,8 +17,8 @@ impl StudioApp {
             command,
             Command::New | Command::OpenProject(_) | Command::OpenProjectDialog
         );
-        if discards && self.doc.dirty && self.pending.is_none() {
-            self.pending = Some(Pending::Run(command));
+        if discards && self.doc.dirty && self.prompts.pending.is_none() {
+            self.prompts.pending = Some(Pending::Run(command));
             return;
         }
         self.apply(command);
@@ -86,7 +87,7 @@ impl StudioApp {
                 });
                 if let Some(p) = chosen {
                     // The dialog asked about replacing a file already.
-                    self.confirmed_overwrite = Some(p.clone());
+                    self.prompts.confirmed_overwrite = Some(p.clone());
                     self.apply(Command::Export(p));
                 }
             }
@@ -102,7 +103,7 @@ impl StudioApp {
             Command::UndoTo(depth) => self.undo_to(depth),
             Command::ExportWith(request) => self.export_with(request),
             Command::CancelExport => {
-                if let Some(task) = &self.export_task {
+                if let Some(task) = &self.tasks.export {
                     task.cancel();
                 }
             }
@@ -110,7 +111,7 @@ impl StudioApp {
             Command::ImportMapDialog => self.import_map(),
             Command::ExportMapDialog => self.export_map(),
             Command::Quit => {
-                self.pending = self.doc.dirty.then_some(Pending::Close);
+                self.prompts.pending = self.doc.dirty.then_some(Pending::Close);
                 self.allow_close = !self.doc.dirty;
             }
         }
@@ -242,8 +243,8 @@ impl StudioApp {
 
     /// Starts writing the job's files in the background; `poll_export` reports them.
     pub(super) fn export_with(&mut self, job: crate::session::ExportJob) {
-        let confirmed = self.confirmed_overwrite.take() == Some(job.out.clone());
-        if self.export_task.is_none()
+        let confirmed = self.prompts.confirmed_overwrite.take() == Some(job.out.clone());
+        if self.tasks.export.is_none()
             && !confirmed
             && !self.unless_exists(&job.out.clone(), Command::ExportWith(job.clone()))
         {
@@ -252,14 +253,14 @@ impl StudioApp {
         let Some(session) = &self.doc.session else {
             return;
         };
-        if self.export_task.is_some() {
+        if self.tasks.export.is_some() {
             self.error = Some("An export is already running.".into());
             return;
         }
 
         self.status = Some(format!("Exporting {}…", job.out.display()));
         let inject = self.inject_panic.take_if(|j| *j == Job::Export).is_some();
-        self.export_task = Some(crate::app::tasks::export::ExportTask::start(
+        self.tasks.export = Some(crate::app::tasks::export::ExportTask::start(
             session.clone(),
             job,
             inject,
@@ -269,7 +270,7 @@ impl StudioApp {
     /// Reports a finished export; GLBs are then checked by the Khronos validator in the
     /// background when it is installed.
     pub(super) fn poll_export(&mut self, ctx: &egui::Context) {
-        let Some(task) = &self.export_task else {
+        let Some(task) = &self.tasks.export else {
             return;
         };
         let Some(result) = task.finished() else {
@@ -277,7 +278,7 @@ impl StudioApp {
             return;
         };
         let job = task.job.clone();
-        self.export_task = None;
+        self.tasks.export = None;
         match result {
             Ok(summary) => {
                 let files: Vec<String> = summary
@@ -297,7 +298,7 @@ impl StudioApp {
                 if job.format != crate::session::ExportFormat::Bvh
                     && let Some((path, _)) = summary.files.first()
                 {
-                    self.validation = crate::app::tasks::validate::spawn(path.clone());
+                    self.tasks.validation = crate::app::tasks::validate::spawn(path.clone());
                 }
             }
             Err(e) if e == crate::app::tasks::export::CANCELLED => {

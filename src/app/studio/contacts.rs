@@ -47,31 +47,32 @@ impl StudioApp {
             return;
         };
         let (session, clip) = (session.clone(), key.1.clone());
-        self.contacts
+        self.tasks
+            .contacts
             .request(key, ctx, false, move || find_contacts(&session, &clip));
         if self.screenshot.is_some() {
-            self.contacts.wait();
+            self.tasks.contacts.wait();
         }
     }
 
     /// The last contacts found for this clip (possibly of an earlier revision while newer
     /// ones are found).
     pub fn contact_bars(&self) -> Option<&ContactBars> {
-        self.contacts.latest_for_clip(self.clip.as_deref())
+        self.tasks.contacts.latest_for_clip(self.clip.as_deref())
     }
 
     /// Blocks until the contacts being found are done (tests).
     pub fn wait_for_contacts(&mut self) {
-        self.contacts.wait();
+        self.tasks.contacts.wait();
     }
 
     /// One row per planted foot under the timeline's rail.
     pub(super) fn contact_bars_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let (Some(info), Some(bars)) = (
             self.clip_info(),
-            self.contacts.latest_for_clip(self.clip.as_deref()),
+            self.tasks.contacts.latest_for_clip(self.clip.as_deref()),
         ) else {
-            self.bars.clear();
+            self.drawn.bars.clear();
             return;
         };
         let (drawn, change) = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
@@ -83,6 +84,6 @@ impl StudioApp {
                 spans,
             }));
         }
-        self.bars = drawn;
+        self.drawn.bars = drawn;
     }
 }

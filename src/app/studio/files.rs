@@ -152,7 +152,7 @@ impl StudioApp {
                 return None; // The user cancelled it.
             }
         }
-        self.path_prompt = Some(PathPrompt {
+        self.prompts.path_prompt = Some(PathPrompt {
             purpose,
             typed: String::new(),
         });
@@ -173,7 +173,7 @@ impl StudioApp {
     /// Runs `then` unless it writes over `path` that exists: then asks first.
     pub(super) fn unless_exists(&mut self, path: &Path, then: Command) -> bool {
         if path.exists() {
-            self.overwrite = Some(Overwrite {
+            self.prompts.overwrite = Some(Overwrite {
                 path: path.to_path_buf(),
                 then,
             });
@@ -188,7 +188,7 @@ impl StudioApp {
     }
 
     fn path_prompt_ui(&mut self, ctx: &egui::Context) {
-        let Some(prompt) = &mut self.path_prompt else {
+        let Some(prompt) = &mut self.prompts.path_prompt else {
             return;
         };
         let mut done = None;
@@ -214,18 +214,18 @@ impl StudioApp {
         });
         if let Some(path) = done {
             let purpose = prompt.purpose;
-            self.path_prompt = None;
+            self.prompts.path_prompt = None;
             let command = purpose.command(path.clone());
             if !purpose.writes() || self.unless_exists(&path, command.clone()) {
                 self.commands.push(command);
             }
         } else if cancel {
-            self.path_prompt = None;
+            self.prompts.path_prompt = None;
         }
     }
 
     fn overwrite_ui(&mut self, ctx: &egui::Context) {
-        let Some(overwrite) = self.overwrite.clone() else {
+        let Some(overwrite) = self.prompts.overwrite.clone() else {
             return;
         };
         egui::Modal::new(egui::Id::unique("overwrite")).show(ctx, |ui| {
@@ -236,12 +236,12 @@ impl StudioApp {
             ));
             ui.horizontal(|ui| {
                 if ui.button("Replace").clicked() {
-                    self.overwrite = None;
-                    self.confirmed_overwrite = Some(overwrite.path.clone());
+                    self.prompts.overwrite = None;
+                    self.prompts.confirmed_overwrite = Some(overwrite.path.clone());
                     self.commands.push(overwrite.then.clone());
                 }
                 if ui.button("Cancel").clicked() {
-                    self.overwrite = None;
+                    self.prompts.overwrite = None;
                     self.status = Some("Nothing was written.".into());
                 }
             });

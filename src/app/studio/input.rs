@@ -1,8 +1,9 @@
 //! What reaches the app from outside its panels: the menu bar, keyboard shortcuts, dropped
 //! files, the close button, and the prompts and messages that answer them.
 
+use super::StudioApp;
+use super::parts::Pending;
 use super::shortcuts::Action;
-use super::{Pending, StudioApp};
 use crate::app::command::Command;
 use crate::app::viewport::ViewDirection;
 use eframe::egui;
@@ -104,7 +105,7 @@ impl StudioApp {
                 ui.separator();
                 ui.label(status);
             }
-            if let Some(verdict) = self.validation.as_ref().and_then(|v| v.verdict()) {
+            if let Some(verdict) = self.tasks.validation.as_ref().and_then(|v| v.verdict()) {
                 ui.separator();
                 ui.label(verdict);
             }
@@ -186,7 +187,7 @@ impl StudioApp {
                     }
                 });
         }
-        let Some(pending) = self.pending.clone() else {
+        let Some(pending) = self.prompts.pending.clone() else {
             return;
         };
         egui::Modal::new(egui::Id::unique("unsaved")).show(ctx, |ui| {
@@ -197,19 +198,19 @@ impl StudioApp {
             ));
             ui.horizontal(|ui| {
                 if ui.button("Save").clicked() {
-                    self.pending = None;
+                    self.prompts.pending = None;
                     self.apply(Command::Save);
                     if !self.doc.dirty {
                         self.resume(pending.clone());
                     }
                 }
                 if ui.button("Discard").clicked() {
-                    self.pending = None;
+                    self.prompts.pending = None;
                     self.doc.dirty = false;
                     self.resume(pending.clone());
                 }
                 if ui.button("Cancel").clicked() {
-                    self.pending = None;
+                    self.prompts.pending = None;
                 }
             });
         });
@@ -232,7 +233,7 @@ impl StudioApp {
             && self.screenshot.is_none()
         {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.pending = Some(Pending::Close);
+            self.prompts.pending = Some(Pending::Close);
         }
     }
 }

@@ -80,19 +80,19 @@ impl StudioApp {
                 self.tools_contents(&mut contents);
                 ui.advance_cursor_after_rect(rect);
             });
-        self.tools_width = shown.response.rect.width();
+        self.drawn.tools_width = shown.response.rect.width();
     }
 
     fn tools_contents(&mut self, ui: &mut egui::Ui) {
         let key = self.quality_key();
         let tools = panels::Tools {
-            export_progress: self.export_task.as_ref().map(|t| t.progress()),
+            export_progress: self.tasks.export.as_ref().map(|t| t.progress()),
             export_path: self.export_path("glb"),
             doc: &self.doc,
             undo: &self.undo,
             selected: self.selected,
             clip: self.clip.as_deref(),
-            quality: self.quality.view(key.as_ref()),
+            quality: self.tasks.quality.view(key.as_ref()),
         };
         panels::tools_ui(
             ui,
@@ -117,7 +117,7 @@ impl StudioApp {
     /// Width of the tool panel as last drawn (0 when collapsed).
     pub fn tools_width(&self) -> f32 {
         if self.prefs.tools_open {
-            self.tools_width
+            self.drawn.tools_width
         } else {
             0.0
         }

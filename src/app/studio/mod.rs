@@ -6,7 +6,6 @@ use super::command::Command;
 use super::document::Document;
 use super::document::autosave::Autosave;
 use super::document::locate::Locate;
-use super::document::recovery::Orphan;
 use super::document::undo::UndoStack;
 use super::guard::{Job, catch};
 use super::live::LiveRetarget;
@@ -24,6 +23,7 @@ mod contacts;
 pub mod files;
 mod input;
 pub mod layout;
+pub mod parts;
 mod prompts;
 mod quality;
 mod shortcuts;
@@ -90,13 +90,6 @@ impl Default for Prefs {
     }
 }
 
-/// An action waiting for the user to decide about unsaved changes.
-#[derive(Clone, Debug, PartialEq)]
-enum Pending {
-    Close,
-    Run(Command),
-}
-
 pub struct StudioApp {
     pub doc: Document,
     pub prefs: Prefs,
@@ -107,52 +100,24 @@ pub struct StudioApp {
     pub status: Option<String>,
     views: [CharacterView; 2],
     pub undo: UndoStack,
-    /// The validator's verdict on the last GLB exported, when it has one.
-    validation: Option<super::tasks::validate::Validation>,
-    export_task: Option<super::tasks::export::ExportTask>,
     live: Option<LiveRetarget>,
-    pending: Option<Pending>,
     commands: Vec<Command>,
     screenshot: Option<ScreenshotJob>,
-    frame: u64,
-    last_frame: Option<Instant>,
-    started: Instant,
-    /// CPU time of each `ui` call, for the frame-time figures.
-    pub frame_times_ms: Vec<f32>,
     allow_close: bool,
-    shown_title: String,
-    /// Which side's import notes are listed in a window.
-    notes_open: Option<usize>,
-    /// The current clip's quality report, computed in the background.
-    quality: super::tasks::quality::QualityState,
-    /// The quality strip under the timeline as last drawn (tests read it).
-    pub strip: Option<super::timeline::quality_strip::Strip>,
-    /// The planted feet's contacts of the current clip, found in the background.
-    contacts: contacts::ContactsTask,
-    /// The contact bars as last drawn (tests read them).
-    pub bars: Vec<super::timeline::contact_bars::DrawnBar>,
+    /// Questions and windows waiting on the user.
+    pub prompts: parts::Prompts,
+    /// Work running off the UI thread.
+    tasks: parts::Tasks,
+    /// Frames drawn and their CPU time.
+    pub frames: parts::FrameStats,
+    /// What the last frame drew (tests read it).
+    pub drawn: parts::Drawn,
     /// Writes the unsaved document to a recovery file now and then; `None` in tests and
     /// screenshots unless they ask for it.
     autosave: Option<Autosave>,
-    /// Recovery files of windows that crashed, offered one by one at start.
-    pub recoveries: Vec<Orphan>,
-    /// A project whose file moved, waiting for the user to say where it is.
-    pub locate: Option<Locate>,
-    /// The live retarget that failed for this (revision, clip): not tried again every frame.
-    live_failed: Option<(u64, String)>,
-    /// The tool panel's width as last drawn.
-    tools_width: f32,
     /// Never open a file dialog: go straight to the typed path (tests;
     /// `RETARGET_STUDIO_NO_DIALOGS`).
     pub no_dialogs: bool,
-    /// The typed path shown when no file dialog could open.
-    pub path_prompt: Option<files::PathPrompt>,
-    /// A write waiting for "Replace".
-    pub overwrite: Option<files::Overwrite>,
-    /// Help ▸ Shortcuts is open.
-    pub shortcuts_open: bool,
-    /// The path the user agreed to write over, for the write that asked.
-    confirmed_overwrite: Option<PathBuf>,
     /// Test hook: the next job of this kind panics (see `guard`).
     #[doc(hidden)]
     pub inject_panic: Option<Job>,
@@ -193,37 +158,23 @@ impl StudioApp {
             status: None,
             views: [CharacterView::new(1 << 32), CharacterView::new(2 << 32)],
             undo: UndoStack::default(),
-            validation: None,
-            export_task: None,
             live: None,
-            pending: None,
             commands: Vec::new(),
             screenshot: launch.screenshot.clone().map(ScreenshotJob::new),
-            frame: 0,
-            last_frame: None,
-            started: Instant::now(),
-            frame_times_ms: Vec::new(),
             allow_close: false,
-            shown_title: String::new(),
-            notes_open: None,
-            quality: super::tasks::quality::QualityState::quality(),
-            strip: None,
-            contacts: contacts::contacts_task(),
-            bars: Vec::new(),
-            recoveries: launch
-                .recovery
-                .as_ref()
-                .map_or(Vec::new(), |c| super::document::recovery::orphans(&c.dir)),
+            prompts: parts::Prompts {
+                recoveries: launch
+                    .recovery
+                    .as_ref()
+                    .map_or(Vec::new(), |c| super::document::recovery::orphans(&c.dir)),
+                ..Default::default()
+            },
+            tasks: parts::Tasks::default(),
+            frames: parts::FrameStats::default(),
+            drawn: parts::Drawn::default(),
             autosave: launch.recovery.clone().map(Autosave::new),
-            locate: None,
-            live_failed: None,
             inject_panic: None,
-            tools_width: 0.0,
             no_dialogs: std::env::var_os("RETARGET_STUDIO_NO_DIALOGS").is_some(),
-            path_prompt: None,
-            overwrite: None,
-            confirmed_overwrite: None,
-            shortcuts_open: false,
         };
         match &launch.project {
             Some(path) => app.open_file(path),
@@ -294,7 +245,7 @@ impl StudioApp {
                 Some(crate::session::SessionError::FilesMissing(missing))
                     if self.screenshot.is_none() =>
                 {
-                    self.locate = Some(Locate::new(project, path, missing[0].clone()));
+                    self.prompts.locate = Some(Locate::new(project, path, missing[0].clone()));
                     true
                 }
                 _ => {
@@ -325,11 +276,11 @@ impl StudioApp {
         self.prefs.panel.folded.clear();
         self.doc = doc;
         self.live = None;
-        self.live_failed = None;
-        self.quality.clear();
-        self.strip = None;
-        self.contacts.clear();
-        self.bars.clear();
+        self.tasks.live_failed = None;
+        self.tasks.quality.clear();
+        self.drawn.strip = None;
+        self.tasks.contacts.clear();
+        self.drawn.bars.clear();
         self.selected = None;
         self.playback.time_secs = 0.0;
         for v in &mut self.views {
@@ -374,7 +325,7 @@ impl StudioApp {
             .as_ref()
             .is_some_and(|l| l.is_current(self.doc.revision, &clip));
         let key = (self.doc.revision, clip.clone());
-        if self.live_failed.as_ref() == Some(&key) {
+        if self.tasks.live_failed.as_ref() == Some(&key) {
             return;
         }
         let inject = self.inject_panic.take_if(|j| *j == Job::Retarget).is_some();
@@ -391,7 +342,7 @@ impl StudioApp {
         });
         if let Err(e) = solved {
             self.live = None;
-            self.live_failed = Some(key);
+            self.tasks.live_failed = Some(key);
             self.error = Some(super::errors::describe("Cannot retarget", &e));
             return;
         }
@@ -440,12 +391,7 @@ impl StudioApp {
     pub fn ui_contents(&mut self, ui: &mut egui::Ui) {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
-        self.frame += 1;
-        let now = Instant::now();
-        let dt = self
-            .last_frame
-            .map_or(0.0, |t| (now - t).as_secs_f32().min(0.1));
-        self.last_frame = Some(now);
+        let dt = self.frames.tick();
         if let Some(info) = self.clip_info() {
             self.playback.handle_keys(&ctx, &info);
             self.playback.advance(dt, &info);
@@ -477,22 +423,23 @@ impl StudioApp {
             self.run(c);
         }
         let title = self.title();
-        if title != self.shown_title {
+        if title != self.drawn.shown_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.shown_title = title;
+            self.drawn.shown_title = title;
         }
         if self.playback.playing {
             ctx.request_repaint();
         }
         if let Some(job) = &mut self.screenshot {
-            job.drive(&ctx, self.frame, self.error.as_deref());
+            job.drive(&ctx, self.frames.frame, self.error.as_deref());
         }
-        self.frame_times_ms
+        self.frames
+            .times_ms
             .push(started.elapsed().as_secs_f32() * 1e3);
-        if self.frame == 1 {
-            log_startup(self.started);
+        if self.frames.frame == 1 {
+            log_startup(self.frames.started);
         }
-        if self.frame % 120 == 0 {
+        if self.frames.frame % 120 == 0 {
             self.log_frame_times();
         }
     }
@@ -520,7 +467,7 @@ impl StudioApp {
 
     /// True while an export is running in the background.
     pub fn exporting(&self) -> bool {
-        self.export_task.is_some()
+        self.tasks.export.is_some()
     }
 
     /// With `RETARGET_STUDIO_TIMINGS` set, prints the CPU time per frame so far.
@@ -530,24 +477,14 @@ impl StudioApp {
         {
             eprintln!(
                 "CPU per frame over {} frames: median {median:.2} ms, p99 {p99:.2} ms",
-                self.frame_times_ms.len()
+                self.frames.times_ms.len()
             );
         }
     }
 
     /// Median and 99th percentile of the CPU time per frame, in ms.
     pub fn frame_time_stats(&self) -> Option<(f32, f32)> {
-        let mut t = self
-            .frame_times_ms
-            .iter()
-            .skip(10)
-            .copied()
-            .collect::<Vec<_>>();
-        if t.is_empty() {
-            return None;
-        }
-        t.sort_by(f32::total_cmp);
-        Some((t[t.len() / 2], t[(t.len() * 99 / 100).min(t.len() - 1)]))
+        self.frames.median_and_p99()
     }
 }
 

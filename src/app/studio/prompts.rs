@@ -23,15 +23,15 @@ impl StudioApp {
     }
 
     pub(super) fn prompts_ui(&mut self, ctx: &egui::Context) {
-        if self.locate.is_some() {
+        if self.prompts.locate.is_some() {
             self.locate_ui(ctx);
-        } else if !self.recoveries.is_empty() {
+        } else if !self.prompts.recoveries.is_empty() {
             self.recovery_ui(ctx);
         }
     }
 
     fn locate_ui(&mut self, ctx: &egui::Context) {
-        let Some(locate) = &mut self.locate else {
+        let Some(locate) = &mut self.prompts.locate else {
             return;
         };
         let mut chosen: Option<PathBuf> = None;
@@ -68,7 +68,7 @@ impl StudioApp {
             }
         });
         if cancel {
-            if let Some(locate) = self.locate.take() {
+            if let Some(locate) = self.prompts.locate.take() {
                 self.error = Some(format!(
                     "{} was not opened: {}.",
                     locate.project_name(),
@@ -82,13 +82,13 @@ impl StudioApp {
 
     /// Points the missing file at `path` and goes on loading (which may ask for the other).
     pub fn relink(&mut self, path: &std::path::Path) {
-        let Some(locate) = &mut self.locate else {
+        let Some(locate) = &mut self.prompts.locate else {
             return;
         };
         if !locate.relink(path) {
             return;
         }
-        if let Some(locate) = self.locate.take() {
+        if let Some(locate) = self.prompts.locate.take() {
             self.status = Some(format!(
                 "Relinked {}: save the project to keep the new path",
                 path.display()
@@ -98,7 +98,7 @@ impl StudioApp {
     }
 
     fn recovery_ui(&mut self, ctx: &egui::Context) {
-        let Some(orphan) = self.recoveries.first() else {
+        let Some(orphan) = self.prompts.recoveries.first() else {
             return;
         };
         let mut answer = None;
@@ -125,10 +125,10 @@ impl StudioApp {
 
     /// Restores (as an unsaved document) or discards the first recovery offered.
     pub fn answer_recovery(&mut self, restore: bool) {
-        if self.recoveries.is_empty() {
+        if self.prompts.recoveries.is_empty() {
             return;
         }
-        let orphan = self.recoveries.remove(0);
+        let orphan = self.prompts.recoveries.remove(0);
         if !restore {
             orphan.remove();
             return;

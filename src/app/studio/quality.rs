@@ -23,15 +23,15 @@ impl StudioApp {
             return;
         };
         let inject = self.inject_panic == Some(crate::app::guard::Job::Quality);
-        if self.quality.request_for(session, key, ctx, inject) && inject {
+        if self.tasks.quality.request_for(session, key, ctx, inject) && inject {
             self.inject_panic = None;
         }
         if self.screenshot.is_some() {
-            self.quality.wait();
+            self.tasks.quality.wait();
             // The report may have been for an older key; ask again, and wait again.
             if let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) {
-                self.quality.request_for(session, key, ctx, false);
-                self.quality.wait();
+                self.tasks.quality.request_for(session, key, ctx, false);
+                self.tasks.quality.wait();
             }
         }
     }
@@ -39,29 +39,29 @@ impl StudioApp {
     /// The last report finished (possibly for an earlier revision, while a newer one is
     /// being computed); `None` before the first or when it failed.
     pub fn quality_report(&self) -> Option<&Report> {
-        let (result, _) = self.quality.latest(None)?;
+        let (result, _) = self.tasks.quality.latest(None)?;
         result.as_deref().ok()
     }
 
     /// True while a report is being computed in the background.
     pub fn quality_busy(&self) -> bool {
-        self.quality.busy()
+        self.tasks.quality.busy()
     }
 
     /// Blocks until the report being computed is done (tests).
     pub fn wait_for_quality(&mut self) {
-        self.quality.wait();
+        self.tasks.quality.wait();
     }
 
     /// The strip under the timeline's rail, from the last report for this clip.
     pub(super) fn quality_strip_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let Some(info) = self.clip_info() else { return };
-        let report = self.quality.latest_for_clip(self.clip.as_deref());
+        let report = self.tasks.quality.latest_for_clip(self.clip.as_deref());
         let badness = report.map(|r| r.frame_badness.as_slice());
         let mut strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
         if let Some(r) = report {
             strip.rows = measure_rows_ui(ui, rail, &r.frame_rows, strip.marker_x);
         }
-        self.strip = Some(strip);
+        self.drawn.strip = Some(strip);
     }
 }

@@ -113,7 +113,7 @@ impl StudioApp {
                 }
             }
             Action::ResetLayout => self.reset_layout(),
-            Action::ShowShortcuts => self.shortcuts_open = true,
+            Action::ShowShortcuts => self.prompts.shortcuts_open = true,
         }
     }
 
@@ -131,7 +131,7 @@ impl StudioApp {
 
     /// Help ▸ Shortcuts: every key, in a window of its own.
     pub(super) fn shortcuts_ui(&mut self, ctx: &egui::Context) {
-        if !self.shortcuts_open {
+        if !self.prompts.shortcuts_open {
             return;
         }
         let mut open = true;
@@ -152,7 +152,7 @@ impl StudioApp {
                     }
                 });
             });
-        self.shortcuts_open = open;
+        self.prompts.shortcuts_open = open;
     }
 }
 

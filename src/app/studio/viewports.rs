@@ -70,7 +70,7 @@ impl StudioApp {
                             .on_hover_text("What the reader noticed in this file: click to list")
                             .clicked()
                     {
-                        self.notes_open = Some(i);
+                        self.prompts.notes_open = Some(i);
                     }
                     ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
                 });
@@ -174,7 +174,9 @@ impl StudioApp {
 
     /// The list behind a side's "(!) N" button, in a window of its own.
     pub(super) fn notes_ui(&mut self, ctx: &egui::Context) {
-        let Some(i) = self.notes_open else { return };
+        let Some(i) = self.prompts.notes_open else {
+            return;
+        };
         let notes = self.import_notes(i);
         let file = self.doc.session.as_ref().map_or(String::new(), |s| {
             let side = if i == 0 { &s.source } else { &s.target };
@@ -196,7 +198,7 @@ impl StudioApp {
                     });
             });
         if !open || notes.is_empty() {
-            self.notes_open = None;
+            self.prompts.notes_open = None;
         }
     }
 
