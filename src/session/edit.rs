@@ -274,39 +274,31 @@ impl Session {
                 Ok("Solve settings".to_owned())
             }
             Edit::SetReach { joint, on } => {
-                self.solve.reach.retain(|j| j != joint);
-                if *on {
-                    self.solve.reach.push(joint.clone());
-                }
+                self.solve.set_reach(joint, *on);
                 Ok(format!("Reach {} {joint}", if *on { "on" } else { "off" }))
             }
             Edit::SetLegPlanting { foot, on } => {
-                self.solve.unplanted.retain(|f| f != foot);
-                if !*on {
-                    self.solve.unplanted.push(foot.clone());
-                }
+                self.solve.set_planting(foot, *on);
                 Ok(format!("Plant {foot} {}", if *on { "on" } else { "off" }))
             }
             Edit::SetJointLimit { joint, limit } => {
-                self.solve.limits.retain(|(j, _)| j != joint);
-                if let Some(limit) = limit {
-                    self.solve.limits.push((joint.clone(), *limit));
-                }
+                self.solve.set_limit(joint, *limit);
                 Ok(format!("Limit of {joint}"))
             }
-            Edit::SetTwistWeight { joint, weight } => {
-                self.solve.twists.retain(|(j, _)| j != joint);
-                match weight {
-                    Some(w) if w.is_finite() => {
-                        self.solve.twists.push((joint.clone(), w.clamp(0.0, 1.0)));
-                        Ok(format!("Twist share of {joint}: {:.2}", w.clamp(0.0, 1.0)))
-                    }
-                    _ => Ok(format!("Twist share of {joint}: by its place")),
-                }
+            Edit::SetTwistWeight { joint, weight } => match self.solve.set_twist(joint, *weight) {
+                Some(w) => Ok(format!("Twist share of {joint}: {w:.2}")),
+                None => Ok(format!("Twist share of {joint}: by its place")),
+            },
+            Edit::SetLegOptions(options) => {
+                self.solve.set_leg(options);
+                Ok(format!("Solve options of {}", options.foot))
             }
-            Edit::SetLegOptions(options) => Ok(self.set_leg_options(options)),
             Edit::SetContacts { clip, foot, spans } => {
-                Ok(self.set_contact_spans(clip, foot, spans.clone()))
+                self.solve.set_drawn_contacts(clip, foot, spans.clone());
+                Ok(match spans {
+                    Some(_) => format!("Contacts of {foot}"),
+                    None => format!("Detected contacts of {foot}"),
+                })
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use super::{Session, SessionError};
 use crate::core::contacts::FootContact;
-use crate::core::retarget::{ContactSpans, LegOptions, Pole, PoleAt, Retargeter};
+use crate::core::retarget::{Pole, PoleAt, Retargeter};
 
 /// One planted target foot and the source contacts that plant it (output frames).
 #[derive(Clone, Debug, PartialEq)]
@@ -36,61 +36,9 @@ impl Session {
         let t = self.target.skeleton();
         for foot in r.planted_feet().collect::<Vec<_>>() {
             let name = &t.names()[foot];
-            let spans = self
-                .solve
-                .contact_spans
-                .iter()
-                .find(|c| c.clip == clip && &c.foot == name)
-                .map(|c| c.spans.clone());
+            let spans = self.solve.drawn_contacts(clip, name).map(<[_]>::to_vec);
             r.set_contact_spans(foot, spans);
         }
-    }
-
-    /// Leg `foot`'s options (defaults when none are kept).
-    pub fn leg_options(&self, foot: &str) -> LegOptions {
-        self.solve
-            .legs
-            .iter()
-            .find(|l| l.foot == foot)
-            .cloned()
-            .unwrap_or_else(|| LegOptions::new(foot))
-    }
-
-    pub(super) fn set_leg_options(&mut self, options: &LegOptions) -> String {
-        self.solve.legs.retain(|l| l.foot != options.foot);
-        if !options.is_default() {
-            self.solve.legs.push(options.clone());
-        }
-        format!("Solve options of {}", options.foot)
-    }
-
-    /// The contacts drawn for `foot` on `clip`, in seconds, if any.
-    pub fn drawn_contacts(&self, clip: &str, foot: &str) -> Option<&[(f32, f32)]> {
-        self.solve
-            .contact_spans
-            .iter()
-            .find(|c| c.clip == clip && c.foot == foot)
-            .map(|c| c.spans.as_slice())
-    }
-
-    pub(super) fn set_contact_spans(
-        &mut self,
-        clip: &str,
-        foot: &str,
-        spans: Option<Vec<(f32, f32)>>,
-    ) -> String {
-        self.solve
-            .contact_spans
-            .retain(|c| !(c.clip == clip && c.foot == foot));
-        let Some(spans) = spans else {
-            return format!("Detected contacts of {foot}");
-        };
-        self.solve.contact_spans.push(ContactSpans {
-            clip: clip.to_owned(),
-            foot: foot.to_owned(),
-            spans,
-        });
-        format!("Contacts of {foot}")
     }
 
     /// The target feet the planting moves, by name, in the solver's order.

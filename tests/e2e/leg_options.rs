@@ -102,7 +102,7 @@ fn a_leg_s_pole_turns_its_knee_where_it_is_planted_and_the_other_keeps_its_bend(
     };
     s.apply_edit(&Edit::SetLegOptions(options.clone())).unwrap();
     let s = reopened(&s, dir.path(), "pole.ron");
-    assert_eq!(s.leg_options(&left_foot), options);
+    assert_eq!(s.solve.leg(&left_foot), options);
     let after = knee_offsets(&s);
     let turned = planted
         .iter()
@@ -182,7 +182,7 @@ fn contacts_drawn_on_a_clip_replace_the_detected_ones_there_only() {
     })
     .unwrap();
     let mut s = reopened(&s, dir.path(), "drawn.ron");
-    assert_eq!(s.drawn_contacts(&walk, &left), Some(&[span][..]));
+    assert_eq!(s.solve.drawn_contacts(&walk, &left), Some(&[span][..]));
     let drawn = s.foot_contacts(None).unwrap();
     let c = contacts_of(&drawn, &left);
     assert_eq!(c.len(), 1, "{c:?}");

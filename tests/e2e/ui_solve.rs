@@ -174,7 +174,7 @@ fn drag(h: &mut H, from: egui::Pos2, to: egui::Pos2) {
 fn drawn(h: &H, foot: &str) -> Option<Vec<(f32, f32)>> {
     let session = h.state().doc.session.as_ref().unwrap();
     let clip = h.state().clip_info().unwrap().name;
-    session.drawn_contacts(&clip, foot).map(<[_]>::to_vec)
+    session.solve.drawn_contacts(&clip, foot).map(<[_]>::to_vec)
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     h.get_by_label("Backward").click();
     h.run_steps(2);
     let forward = session(&h).pelvis_forward().unwrap();
-    match session(&h).leg_options(&feet[0]).pole {
+    match session(&h).solve.leg(&feet[0]).pole {
         Pole::Direction(d) => assert!(d.dot(forward) < -0.999, "{d} vs {forward}"),
         other => panic!("the pole is {other:?}"),
     }

@@ -9,6 +9,7 @@ pub mod fbx;
 pub mod gltf_export;
 pub mod gltf_import;
 pub mod project;
+pub mod solve_edits;
 pub mod vrm;
 
 pub use asset::{

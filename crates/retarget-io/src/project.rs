@@ -1,6 +1,7 @@
 //! The project file: RON, versioned, paths relative to the project file, joints by name (so
 //! a project survives re-exports of the same character that reorder its nodes).
 
+pub use crate::solve_edits::SolveEdits;
 use glam::Quat;
 use retarget_core::chains::{ChainKind, Tags};
 use retarget_core::{
@@ -125,34 +126,6 @@ pub struct ProjectFile {
     /// How the pair is solved, as the user set it.
     #[serde(default)]
     pub solve: SolveEdits,
-}
-
-/// How a pair is solved, as the user set it, joints by name: the project saves it, the
-/// session holds it (and the editor's undo restores it), and the session applies it to each
-/// retargeter it builds, the one way it flows into the solve.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SolveEdits {
-    /// Feet planting, IK and limits for the whole pair.
-    #[serde(default)]
-    pub settings: retarget_core::retarget::SolveSettings,
-    /// Target chains solved to reach their source's end (absolute mode), by end joint name.
-    #[serde(default)]
-    pub reach: Vec<String>,
-    /// Target feet whose legs are not planted (IK off), by joint name.
-    #[serde(default)]
-    pub unplanted: Vec<String>,
-    /// Per-bone IK limits in place of the humanoid defaults (`None`: unlimited).
-    #[serde(default)]
-    pub limits: Vec<(String, Option<retarget_core::ik::JointLimit>)>,
-    /// Per twist bone, its share of the limb's roll set by hand, by joint name.
-    #[serde(default)]
-    pub twists: Vec<(String, f32)>,
-    /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
-    #[serde(default)]
-    pub legs: Vec<retarget_core::retarget::LegOptions>,
-    /// Contacts drawn by hand, per clip and foot (seconds), in place of the detected ones.
-    #[serde(default)]
-    pub contact_spans: Vec<retarget_core::retarget::ContactSpans>,
 }
 
 /// Version 1's layout, read to migrate: the solve edits beside the map, one field each.

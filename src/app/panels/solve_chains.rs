@@ -90,7 +90,7 @@ fn leg_ui(
                 }));
             }
         });
-        let old = session.leg_options(foot);
+        let old = session.solve.leg(foot);
         let mut options = old.clone();
         pole_ui(ui, session, foot, &mut options.pole, forward);
         let mut own = options.contacts.is_some();

@@ -27,7 +27,7 @@ fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
     let feet = session.foot_contacts(Some(clip))?;
     let drawn = feet
         .iter()
-        .filter(|f| session.drawn_contacts(clip, &f.foot).is_some())
+        .filter(|f| session.solve.drawn_contacts(clip, &f.foot).is_some())
         .map(|f| f.foot.clone())
         .collect();
     Ok(ContactBars {

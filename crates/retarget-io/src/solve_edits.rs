@@ -1,0 +1,143 @@
+//! How a pair is solved, as the user set it, joints by name: saved in the project, held by
+//! the session, snapshotted by the editor's undo. Each edit is one method here, so the
+//! project file, the session and the editor change it the same way.
+
+use retarget_core::ik::JointLimit;
+use retarget_core::retarget::{ContactSpans, LegOptions};
+use serde::{Deserialize, Serialize};
+
+/// How a pair is solved, as the user set it, joints by name: the project saves it, the
+/// session holds it (and the editor's undo restores it), and the session applies it to each
+/// retargeter it builds, the one way it flows into the solve.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolveEdits {
+    /// Feet planting, IK and limits for the whole pair.
+    #[serde(default)]
+    pub settings: retarget_core::retarget::SolveSettings,
+    /// Target chains solved to reach their source's end (absolute mode), by end joint name.
+    #[serde(default)]
+    pub reach: Vec<String>,
+    /// Target feet whose legs are not planted (IK off), by joint name.
+    #[serde(default)]
+    pub unplanted: Vec<String>,
+    /// Per-bone IK limits in place of the humanoid defaults (`None`: unlimited).
+    #[serde(default)]
+    pub limits: Vec<(String, Option<JointLimit>)>,
+    /// Per twist bone, its share of the limb's roll set by hand, by joint name.
+    #[serde(default)]
+    pub twists: Vec<(String, f32)>,
+    /// Per-leg pole and contact thresholds, by foot name (only legs that differ).
+    #[serde(default)]
+    pub legs: Vec<LegOptions>,
+    /// Contacts drawn by hand, per clip and foot (seconds), in place of the detected ones.
+    #[serde(default)]
+    pub contact_spans: Vec<ContactSpans>,
+}
+
+impl SolveEdits {
+    /// Chain ending at `joint` solved in absolute mode, or not.
+    pub fn set_reach(&mut self, joint: &str, on: bool) {
+        self.reach.retain(|j| j != joint);
+        if on {
+            self.reach.push(joint.to_owned());
+        }
+    }
+
+    /// The leg of `foot` planted on its contacts, or left to the frame-by-frame solve.
+    pub fn set_planting(&mut self, foot: &str, on: bool) {
+        self.unplanted.retain(|f| f != foot);
+        if !on {
+            self.unplanted.push(foot.to_owned());
+        }
+    }
+
+    /// `joint`'s IK limit: `None` puts the humanoid default back; `Some(None)` is unlimited.
+    pub fn set_limit(&mut self, joint: &str, limit: Option<Option<JointLimit>>) {
+        self.limits.retain(|(j, _)| j != joint);
+        if let Some(limit) = limit {
+            self.limits.push((joint.to_owned(), limit));
+        }
+    }
+
+    /// Twist bone `joint`'s share of its limb's roll, within [0, 1]; `None` (or a number that
+    /// is not finite) puts back the share by its place along the limb. The share kept.
+    pub fn set_twist(&mut self, joint: &str, weight: Option<f32>) -> Option<f32> {
+        self.twists.retain(|(j, _)| j != joint);
+        let w = weight.filter(|w| w.is_finite())?.clamp(0.0, 1.0);
+        self.twists.push((joint.to_owned(), w));
+        Some(w)
+    }
+
+    /// Leg `foot`'s options (defaults when none are kept).
+    pub fn leg(&self, foot: &str) -> LegOptions {
+        self.legs
+            .iter()
+            .find(|l| l.foot == foot)
+            .cloned()
+            .unwrap_or_else(|| LegOptions::new(foot))
+    }
+
+    /// Keeps a leg's options; defaults are not kept.
+    pub fn set_leg(&mut self, options: &LegOptions) {
+        self.legs.retain(|l| l.foot != options.foot);
+        if !options.is_default() {
+            self.legs.push(options.clone());
+        }
+    }
+
+    /// The contacts drawn for `foot` on `clip`, in seconds, if any.
+    pub fn drawn_contacts(&self, clip: &str, foot: &str) -> Option<&[(f32, f32)]> {
+        self.contact_spans
+            .iter()
+            .find(|c| c.clip == clip && c.foot == foot)
+            .map(|c| c.spans.as_slice())
+    }
+
+    /// Contacts drawn for `foot` on `clip` in place of the detected ones; `None` goes back to
+    /// the detected.
+    pub fn set_drawn_contacts(&mut self, clip: &str, foot: &str, spans: Option<Vec<(f32, f32)>>) {
+        self.contact_spans
+            .retain(|c| !(c.clip == clip && c.foot == foot));
+        if let Some(spans) = spans {
+            self.contact_spans.push(ContactSpans {
+                clip: clip.to_owned(),
+                foot: foot.to_owned(),
+                spans,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_edit_replaces_what_it_set_before_and_defaults_are_not_kept() {
+        let mut e = SolveEdits::default();
+        e.set_reach("hand_l", true);
+        e.set_reach("hand_l", true);
+        assert_eq!(e.reach, ["hand_l"]);
+        e.set_reach("hand_l", false);
+        assert!(e.reach.is_empty());
+        e.set_planting("foot_r", false);
+        assert_eq!(e.unplanted, ["foot_r"]);
+        e.set_planting("foot_r", true);
+        assert!(e.unplanted.is_empty());
+        e.set_limit("calf_l", Some(None));
+        assert_eq!(e.limits, [("calf_l".to_owned(), None)]);
+        e.set_limit("calf_l", None);
+        assert!(e.limits.is_empty());
+        assert_eq!(e.set_twist("twist", Some(1.5)), Some(1.0));
+        assert_eq!(e.set_twist("twist", Some(f32::NAN)), None);
+        assert!(e.twists.is_empty());
+        e.set_leg(&LegOptions::new("foot_l"));
+        assert!(e.legs.is_empty(), "a leg's defaults are not kept");
+        e.set_drawn_contacts("walk", "foot_l", Some(vec![(0.0, 0.5)]));
+        e.set_drawn_contacts("walk", "foot_l", Some(vec![(1.0, 1.5)]));
+        assert_eq!(e.drawn_contacts("walk", "foot_l"), Some(&[(1.0, 1.5)][..]));
+        assert_eq!(e.drawn_contacts("run", "foot_l"), None);
+        e.set_drawn_contacts("walk", "foot_l", None);
+        assert!(e.contact_spans.is_empty());
+    }
+}
