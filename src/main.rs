@@ -1,6 +1,6 @@
 use clap::Parser;
 use retarget_studio::cli::{
-    Cli, Command, EXIT_BAD_INPUT, batch, check, dump, inspect, interrupt, map, retarget, save_loop,
+    Cli, Command, EXIT_BAD_INPUT, batch, check, dump, inspect, interrupt, map, retarget,
 };
 use std::io::Write;
 
@@ -29,7 +29,6 @@ fn main() {
             }
         }),
         Some(Command::Screenshot(args)) => screenshot(args),
-        Some(Command::SaveLoop(args)) => save_loop::run(&args).map(print),
         None => open_editor(cli.project),
     };
     if let Err(e) = result {

@@ -1,5 +1,5 @@
 //! `retarget-studio check --source S --target T [--project P] [--clip C] [--json]`: the
-//! quality report of a retarget (`session::quality`), with what was detected on each side.
+//! quality report of a retarget (`session::quality_report`), with what was detected on each side.
 
 use crate::core::quality::{Report, Thresholds};
 use crate::session::{Session, Side};

@@ -9,7 +9,6 @@ pub mod interrupt;
 pub mod map;
 pub mod progress;
 pub mod retarget;
-pub mod save_loop;
 
 use crate::core::{Axis, Unit};
 use clap::{Parser, Subcommand};
@@ -47,9 +46,6 @@ pub enum Command {
     DumpPose(dump::DumpArgs),
     /// Open the editor on a project (or the demo), render a frame, save a PNG and exit.
     Screenshot(ScreenshotArgs),
-    /// Saves a large project over and over (a test hook for kill -9 during a save).
-    #[command(hide = true)]
-    SaveLoop(save_loop::SaveLoopArgs),
 }
 
 #[derive(clap::Args, Debug)]

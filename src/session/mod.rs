@@ -9,7 +9,7 @@ mod edit;
 mod export;
 mod facing;
 mod missing;
-mod quality;
+mod quality_report;
 mod side;
 mod solve;
 
@@ -19,7 +19,7 @@ pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
 use facing::face_side_forward;
 pub use facing::{FacingReading, read_facing};
 pub use missing::{MissingFile, missing_files};
-pub use quality::{JUDGED_SEGMENTS, JudgedJoints};
+pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
 pub use solve::FootContacts;
 
 pub use side::{Side, SideRole};

@@ -6,7 +6,7 @@ pub mod bone_tree;
 mod chain_editor;
 mod export;
 mod pose;
-pub mod quality;
+pub mod quality_tab;
 pub mod skeleton;
 mod solve;
 mod solve_chains;
@@ -64,7 +64,7 @@ pub struct Tools<'a> {
     pub export_progress: Option<(usize, usize)>,
     /// This project's own export path (`<source>_on_<target>.glb` beside it).
     pub export_path: Option<std::path::PathBuf>,
-    pub quality: quality::QualityView<'a>,
+    pub quality: quality_tab::QualityView<'a>,
 }
 
 pub fn tools_ui(
@@ -107,7 +107,7 @@ pub fn tools_ui(
             export::progress_ui(ui, tools.export_progress, commands);
         }
         Tab::History => history_ui(ui, tools.undo, commands),
-        Tab::Quality => quality::quality_ui(ui, &tools.quality, tools.clip),
+        Tab::Quality => quality_tab::quality_ui(ui, &tools.quality, tools.clip),
     }
 }
 

@@ -4,7 +4,7 @@
 //! viewports and edited below the toolbar (`chain_editor`).
 
 use super::PanelState;
-use super::quality::FAIL_COLOR;
+use super::quality_tab::FAIL_COLOR;
 use crate::app::command::Command;
 use crate::core::chains::{ChainSkeleton, kind_name};
 use crate::session::{Edit, Session, SideRole, tags_text};

@@ -23,9 +23,9 @@ mod contacts;
 pub mod files;
 mod input;
 pub mod layout;
+mod live_check;
 pub mod parts;
 mod prompts;
-mod quality;
 mod shortcuts;
 mod viewports;
 

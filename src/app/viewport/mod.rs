@@ -3,7 +3,6 @@
 //! the only module that knows three-d); everything else here is plain glam and egui.
 
 pub mod camera;
-pub mod demo;
 pub mod gizmo;
 pub mod instances;
 pub mod renderer;

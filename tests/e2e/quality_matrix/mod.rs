@@ -3,7 +3,7 @@
 //! longer legs, Mixamo through Blender, a skin bound away from the rest), and the FBX of two
 //! of them as sources and targets, plus mocap whose zero pose is not a T-pose, and BVH
 //! targets (CMU's walk and its variants, written as BVH), each judged by `check`'s measures
-//! (`session::quality`). Set `RETARGET_MATRIX_OUT=DIR` to also write each case's GLB or BVH
+//! (`session::quality_report`). Set `RETARGET_MATRIX_OUT=DIR` to also write each case's GLB or BVH
 //! and a table there (CI judges those with Blender).
 
 use crate::common::matrix_export::{export_case, own_clip};

@@ -1,9 +1,9 @@
 //! The Quality tab: the current clip's report, as `retarget-studio check` prints it, read at a
 //! glance: one row per measure with its figure and PASS or FAIL, the flags worst first, and
 //! the bones and limb segments that went furthest. The report itself is computed in the
-//! background (`app::tasks::quality`); this only draws it.
+//! background (`app::tasks::check`); this only draws it.
 
-use crate::app::tasks::quality::QualityResult;
+use crate::app::tasks::check::QualityResult;
 use crate::core::quality::{Measure, Report, Verdict};
 use eframe::egui;
 

@@ -3,7 +3,7 @@
 //! timeline.
 
 use super::StudioApp;
-use crate::app::tasks::quality::QualityKey;
+use crate::app::tasks::check::QualityKey;
 use crate::app::timeline::quality_strip::{measure_rows_ui, strip_ui};
 use crate::core::quality::Report;
 use eframe::egui;

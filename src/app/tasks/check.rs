@@ -3,7 +3,7 @@
 //! never wait for.
 
 use super::keyed::{KeyedTask, TaskKey, TaskResult};
-use crate::app::panels::quality::QualityView;
+use crate::app::panels::quality_tab::QualityView;
 use crate::core::quality::{Report, Thresholds};
 use crate::session::Session;
 use eframe::egui;
