@@ -1,4 +1,4 @@
-//! `auto_label` on small hand-built figures; the real rigs are in tests/e2e/profile_labels.rs.
+//! `auto_label` on small hand-built figures; the real rigs are in tests/e2e/retarget/profile_labels.rs.
 
 use super::*;
 use crate::{JointDef, Transform};

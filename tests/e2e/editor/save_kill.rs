@@ -72,7 +72,11 @@ fn a_save_killed_at_any_moment_leaves_the_old_or_the_new_project() {
     let me = std::env::current_exe().unwrap();
     for kill in 0..KILLS {
         let mut child = Command::new(&me)
-            .args(["--ignored", "--exact", "save_kill::save_loop_worker"])
+            .args([
+                "--ignored",
+                "--exact",
+                "editor::save_kill::save_loop_worker",
+            ])
             .args(["--nocapture", "--quiet", "--test-threads=1"])
             .env(WORKER_VAR, &path)
             .stdout(Stdio::piped())

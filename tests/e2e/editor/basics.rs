@@ -115,7 +115,7 @@ fn a_broken_project_shows_an_error_and_keeps_the_old_one() {
     .unwrap();
     h.state_mut().run(Command::OpenProject(missing_char));
     h.run_steps(2);
-    // Moved files are asked for (tests/e2e/moved_files.rs); cancelling says which.
+    // Moved files are asked for (editor/moved_files.rs); cancelling says which.
     let locate = h
         .state()
         .prompts

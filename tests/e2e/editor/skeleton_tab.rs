@@ -155,7 +155,7 @@ fn a_tag_edited_in_the_skeleton_tab_is_kept_by_the_project_and_undone() {
 
 #[test]
 fn the_skeleton_tab_screenshot_shows_the_picked_leg_in_magenta() {
-    use crate::screenshot::{count, screenshot_with, viewport_area};
+    use super::screenshot::{count, screenshot_with, viewport_area};
     let dir = tempfile::tempdir().unwrap();
     let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/gltf/Fox.glb");
     let project = dir.path().join("fox.ron");

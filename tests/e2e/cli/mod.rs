@@ -1,0 +1,5 @@
+mod batch;
+mod check;
+mod inspect;
+mod interrupt;
+mod retarget;

@@ -1,0 +1,106 @@
+//! What the editor tests share: a harness on a project at a tab, keys, selection, drags.
+
+use egui::Modifiers;
+use egui_kittest::Harness;
+use glam::Quat;
+use retarget_studio::app::Launch;
+use retarget_studio::app::command::Command;
+use retarget_studio::app::panels::Tab;
+use retarget_studio::app::studio::{Prefs, StudioApp};
+use retarget_studio::core::Pose;
+use std::path::PathBuf;
+
+pub(super) fn harness_on(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
+    let prefs = Prefs {
+        tab,
+        ..Prefs::default()
+    };
+    let mut app = StudioApp::with_launch(
+        Launch {
+            project,
+            ..Launch::default()
+        },
+        prefs,
+    );
+    app.playback.playing = false;
+    assert!(app.error.is_none(), "{:?}", app.error);
+    let mut h = Harness::new_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
+    h.set_size(egui::vec2(1500.0, 900.0));
+    h.run_steps(2);
+    h
+}
+
+/// The target's local pose at the current time, retargeted from scratch.
+pub(super) fn target_pose(app: &StudioApp) -> Pose {
+    let session = app.doc.session.as_ref().unwrap();
+    let clip = session.source_clip(app.clip.as_deref()).unwrap();
+    let mut src = Pose::rest(session.source.skeleton());
+    clip.sample(clip.start_secs() + app.playback.time_secs, &mut src);
+    let mut out = Pose::rest(session.target.skeleton());
+    session.retargeter().unwrap().retarget_pose(&src, &mut out);
+    out
+}
+
+pub(super) fn ctrl(h: &mut Harness<'static, StudioApp>, key: egui::Key, shift: bool) {
+    let m = if shift {
+        Modifiers::COMMAND | Modifiers::SHIFT
+    } else {
+        Modifiers::COMMAND
+    };
+    h.key_press_modifiers(m, key);
+    h.run_steps(2);
+}
+
+/// The target's container rotation, as the pose tools edit it.
+pub(super) fn target_container_rotation(app: &StudioApp) -> Quat {
+    app.doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .file
+        .container
+        .rotation
+}
+
+/// Selects a target bone by name, as a click on it would; returns its index.
+pub(super) fn select_target(h: &mut Harness<'static, StudioApp>, name: &str) -> usize {
+    let joint = h
+        .state()
+        .doc
+        .session
+        .as_ref()
+        .unwrap()
+        .target
+        .skeleton()
+        .find(name)
+        .unwrap();
+    h.state_mut().run(Command::SelectTargetJoint(Some(joint)));
+    joint
+}
+
+/// Presses the primary button at the path's start, moves through it a frame a point, and
+/// lets go at its end, holding `modifiers` throughout.
+pub(super) fn drag_along(
+    h: &mut Harness<'static, StudioApp>,
+    path: &[egui::Pos2],
+    modifiers: Modifiers,
+) {
+    let button = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers,
+    };
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::PointerMoved(path[0]));
+    h.event(button(path[0], true));
+    h.step();
+    for p in &path[1..] {
+        h.event(egui::Event::PointerMoved(*p));
+        h.step();
+    }
+    h.event(button(path[path.len() - 1], false));
+    h.step();
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+}

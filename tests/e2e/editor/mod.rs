@@ -1,0 +1,18 @@
+mod harness;
+use harness::{
+    ctrl, drag_along, harness_on, select_target, target_container_rotation, target_pose,
+};
+
+mod basics;
+mod bone_map;
+mod layout;
+mod moved_files;
+mod panels;
+mod pose_tools;
+mod safety;
+mod save_kill;
+mod screenshot;
+mod skeleton_tab;
+mod solve_tab;
+mod views;
+mod workday;

@@ -1,0 +1,95 @@
+//! The export panel, the history tab, swapping sides and the import notes through the UI
+//! (egui_kittest).
+
+use super::harness_on;
+use egui_kittest::kittest::Queryable;
+use retarget_studio::app::command::Command;
+use retarget_studio::app::panels::Tab;
+use retarget_studio::io::ImportOptions;
+use std::path::Path;
+
+#[test]
+fn export_panel_writes_a_file_that_reimports() {
+    let mut h = harness_on(None, Tab::Export);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dance_on_vrm.glb");
+    h.state_mut().prefs.panel.export.path = out.display().to_string();
+    h.run_steps(1);
+    h.get_by_label("Export clips").click();
+    h.run_steps(2);
+    for _ in 0..200 {
+        if !h.state().exporting() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    assert!(
+        out.exists(),
+        "status: {:?} error: {:?}",
+        h.state().status,
+        h.state().error
+    );
+    assert!(
+        h.state()
+            .status
+            .as_ref()
+            .unwrap()
+            .contains("dance_on_vrm.glb")
+    );
+    let back = retarget_studio::io::load(Path::new(&out), &ImportOptions::default()).unwrap();
+    assert_eq!(back.clips.len(), 1);
+    assert_eq!(back.clips[0].clip.name, "Dance");
+    assert!(!back.meshes.is_empty(), "the VRM's mesh is kept");
+}
+
+#[test]
+fn history_tab_lists_edits() {
+    let mut h = harness_on(None, Tab::History);
+    h.state_mut()
+        .run(Command::Edit(retarget_studio::session::Edit::MatchHeights));
+    h.run_steps(2);
+    h.get_by_label("  1. Match heights");
+    h.get_by_label("Undo").click();
+    h.run_steps(2);
+    assert_eq!(h.state().undo.redo_label(), Some("Match heights"));
+}
+
+#[test]
+fn swap_sides_needs_a_target_with_clips() {
+    let mut h = harness_on(None, Tab::BoneMap);
+    h.get_by_label("Swap sides").click();
+    h.run_steps(3);
+    let error = h
+        .state()
+        .error
+        .clone()
+        .expect("the VRM has no clip to play");
+    assert!(error.contains("no clip"), "{error}");
+    assert!(
+        h.state()
+            .doc
+            .session
+            .as_ref()
+            .unwrap()
+            .source
+            .path
+            .ends_with("RobotExpressive.glb"),
+        "nothing changed"
+    );
+}
+
+#[test]
+fn import_notes_of_a_side_are_listed_on_request() {
+    let mut h = harness_on(None, Tab::BoneMap);
+    // The robot's 14 clips each have a morph-weight channel the reader does not import; the
+    // VRM has nothing to report, so only the source shows a notes button.
+    assert_eq!(h.state().import_notes(0).len(), 14);
+    assert!(h.state().import_notes(1).is_empty());
+    assert!(h.query_by_label("Import notes").is_none());
+    h.get_by_label("(!) 14").click();
+    h.run_steps(2);
+    h.get_by_label("animation 'Dance': 1 morph-target weight channel(s) not imported");
+    let path = h.state().doc.session.as_ref().unwrap().source.path.clone();
+    h.get_by_label(&path.display().to_string()); // the window names the file
+}

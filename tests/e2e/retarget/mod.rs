@@ -1,0 +1,14 @@
+mod bind_placement;
+mod bvh_target_floor;
+mod control_rigs;
+mod creature_facing;
+mod creature_variants;
+mod creatures;
+mod feet_ik;
+mod invariants;
+mod leg_options;
+mod mirror;
+mod profile_labels;
+mod real_files;
+mod real_rigs;
+mod twist_bones;

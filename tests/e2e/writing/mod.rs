@@ -1,0 +1,2 @@
+mod bvh_export;
+mod gltf_export;
