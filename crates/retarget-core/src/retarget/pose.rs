@@ -1,0 +1,198 @@
+//! One frame's solve: the source's local pose in, the target's out, one flat pass over
+//! arrays the caller (or the retargeter's own scratch) owns, allocating nothing.
+
+use super::fast::{copies, fk};
+use super::root::chain_world;
+use super::{PoseScratch, Retargeter, TranslationSolve};
+use crate::pose::Pose;
+use glam::{Affine3A, Quat, Vec3};
+
+/// What one frame's translation solves read: the source pose, its placed joints and world
+/// rotations, the target's world rotations, and whether both sides are rigid (`copies`).
+struct Frame<'a> {
+    source: &'a Pose,
+    placed: &'a [Affine3A],
+    /// The container's scale where `placed` holds positions alone (`fk::place_positions`).
+    placed_scale: Option<f32>,
+    source_world: &'a [Quat],
+    target_world: &'a [Quat],
+    rigid: Option<(f32, f32)>,
+}
+
+impl Retargeter {
+    /// Solves one frame: `source` is the source's local pose, `target` receives the
+    /// target's. Allocates nothing.
+    pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
+        target.copy_from(&self.target_reference);
+        self.solve_over(source, target);
+    }
+
+    /// [`Self::retarget_pose`] onto a pose that already holds the reference's translations
+    /// and scales wherever the solve writes none (the previous frame's solve, or the
+    /// reference itself), so the reference is not copied again: a clip's frames.
+    pub(super) fn solve_over(&mut self, source: &Pose, target: &mut Pose) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.solve_pose(source, target, &mut scratch);
+        self.scratch = scratch;
+    }
+
+    /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
+    /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
+    pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        target.copy_from(&self.target_reference);
+        self.solve_pose(source, target, scratch);
+    }
+
+    /// One frame's solve onto `target`, which holds the reference's translations and scales
+    /// wherever the solve writes none (it writes every rotation, and the same translations
+    /// every frame).
+    fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        debug_assert_eq!(source.len(), self.source_parents.len());
+        debug_assert_eq!(target.len(), self.target_parents.len());
+        let PoseScratch {
+            source_world,
+            target_world,
+            source_affine,
+            target_affine,
+            target_known,
+        } = scratch;
+        // Copied translations in their parents' frames, where both sides are rigid.
+        let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
+        self.source_world_rotations(rigid.is_some(), &source.rotations, source_world);
+        // The source joints the solves read, each placed once: down quaternions where no
+        // placed joint scales, else bit for bit a chain walk's products (`fk`).
+        let order = match rigid {
+            Some(_) => &self.source_placed_rigid,
+            None => &self.source_placed,
+        };
+        let unscaled = |top| {
+            order
+                .iter()
+                .all(|&j| source.scales[j] == Vec3::ONE)
+                .then_some(top)
+        };
+        let positions_only = self.source_top.and_then(unscaled);
+        match positions_only {
+            Some(top) => fk::place_positions(
+                top,
+                &self.source_parents,
+                order,
+                source,
+                source_world,
+                source_affine,
+            ),
+            None => fk::place(
+                self.source_container,
+                &self.source_parents,
+                order,
+                source,
+                source_affine,
+            ),
+        }
+        let placed = &source_affine[..];
+        self.solve_rotations(placed, source, target, source_world, target_world);
+        // The target's world transforms, shared by the solves when that is exact.
+        let mut memo = self.target_memo.then(|| {
+            target_known.fill(false);
+            fk::TargetMemo {
+                affine: target_affine,
+                known: target_known,
+            }
+        });
+        let container = self.target_container;
+        let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
+            Some(memo) => memo.world(container, chain, target),
+            None => chain_world(container, chain, target),
+        };
+        let frame = Frame {
+            source,
+            placed,
+            placed_scale: positions_only.map(|(_, _, c)| c),
+            source_world,
+            target_world,
+            rigid,
+        };
+        // Parents before children: joints that copy the source's translation are placed in
+        // the world, under a parent that must already be where it goes; the pelvis hangs
+        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
+        // from the bind pose).
+        // Constant copies first: they read nothing of the target, and the world solves
+        // below read their parents' translations.
+        let copies = match rigid {
+            Some(_) => {
+                for &(t, s, copy) in &self.locals.fixed_copies {
+                    target.translations[t] = copy.solve(source.translations[s]);
+                }
+                &self.locals.other_copies
+            }
+            None => &self.locals.all_copies,
+        };
+        for &t in &copies[0] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+        }
+        for r in &self.roots {
+            let parent = world_of(r.target_chain(), target);
+            r.solve(placed, parent, target);
+        }
+        for &t in &copies[1] {
+            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+        }
+        if self.roots.iter().any(|r| r.hips_move) {
+            for r in self.roots.iter().filter(|r| r.hips_move) {
+                r.settle(placed, &mut world_of, target);
+            }
+            // Copies placed in the world under the pelvis follow it to where it settled.
+            for &t in &copies[1] {
+                self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+            }
+        }
+        for f in &self.follows {
+            let anchor = world_of(&f.anchor_chain, target);
+            let parent = world_of(&f.parent_chain, target);
+            let world_pos = anchor.transform_point3(f.offset);
+            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        }
+    }
+
+    /// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
+    /// where both sides are rigid (`copies`), else in the world, under its parent's world
+    /// transform (`world_of` its chain).
+    fn solve_translation(
+        &self,
+        t: &TranslationSolve,
+        frame: &Frame,
+        world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+        target: &mut Pose,
+    ) {
+        // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
+        let k = self.roots.first().map_or(1.0, |r| r.scale);
+        if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last())
+        {
+            let local = frame.source.translations[s];
+            target.translations[t.target] =
+                copy.solve(local, frame.source_world, frame.target_world, k, scales);
+            return;
+        }
+        let source_pos = match t.source_chain.last() {
+            Some(&j) => Vec3::from(frame.placed[j].translation),
+            None => self.source_container.translation.into(),
+        };
+        let parent = world_of(&t.target_chain, target);
+        target.translations[t.target] = match t.source_parent {
+            // Off its parent as far as the source joint is off its own (`copies`).
+            Some(sp) => {
+                let s = *t.source_chain.last().unwrap_or(&sp);
+                let moved = frame.source.translations[s] - t.source_rest;
+                let moved = match frame.placed_scale {
+                    Some(c) => frame.source_world[sp] * moved * c,
+                    None => frame.placed[sp].transform_vector3(moved),
+                };
+                t.target_rest + parent.inverse().transform_vector3(moved * k)
+            }
+            None => {
+                let world_pos = t.target_reference + (source_pos - t.source_reference) * k;
+                parent.inverse().transform_point3(world_pos)
+            }
+        };
+    }
+}
