@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
+use retarget_studio::core::retarget::PoseScratch;
 use retarget_studio::core::{
     Clip, Interpolation, JointTracks, Pose, RetargetClipOptions, Skeleton, Track,
 };
@@ -62,7 +63,7 @@ fn bench(c: &mut Criterion) {
     .expect("assets load");
     let source = session.source.skeleton();
     let target = session.target.skeleton();
-    let mut retargeter = session.retargeter().expect("retargeter builds");
+    let retargeter = session.retargeter().expect("retargeter builds");
     let clip = long_clip(source);
     let mut src_pose = Pose::bind(source);
     clip.sample(1.234, &mut src_pose);
@@ -71,8 +72,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("retarget");
     group.throughput(Throughput::Elements(target.len() as u64));
     let name = format!("pose {} -> {} joints", source.len(), target.len());
+    let mut scratch = PoseScratch::new(&retargeter);
     group.bench_function(name, |b| {
-        b.iter(|| retargeter.retarget_pose(black_box(&src_pose), &mut dst_pose))
+        b.iter(|| retargeter.retarget_pose(black_box(&src_pose), &mut dst_pose, &mut scratch))
     });
     group.sample_size(10);
     group.throughput(Throughput::Elements((target.len() * 7200) as u64));

@@ -12,6 +12,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
+use retarget_studio::core::retarget::PoseScratch;
 use retarget_studio::core::{
     Clip, CompiledClip, Cursor, JointDef, Pose, ReferencePose, RetargetClipOptions, Retargeter,
     Skeleton, Transform,
@@ -115,20 +116,21 @@ fn whole_clip(c: &mut Criterion, p: &Pair) {
     group.bench_function("retarget_clip (frame by frame)", |b| {
         b.iter(|| r.retarget_clip(&p.source, black_box(&p.clip), &p.target, &options))
     });
-    let mut planted = p.retargeter.clone();
+    let planted = p.retargeter.clone();
     group.bench_function("retarget_clip (planted feet, session default)", |b| {
         b.iter(|| planted.retarget_clip(&p.source, black_box(&p.clip), &p.target, &options))
     });
     let step = p.clip.duration_secs() / (frames - 1) as f32;
     let rest = Pose::rest(&p.source);
     let (mut src, mut dst) = (rest.clone(), Pose::rest(&p.target));
+    let mut scratch = PoseScratch::new(&r);
     group.bench_function("frame loop, old sampling (Clip::sample)", |b| {
         b.iter(|| {
             for k in 0..frames {
                 src.copy_from(&rest);
                 p.clip
                     .sample(p.clip.start_secs() + k as f32 * step, &mut src);
-                r.retarget_pose(&src, &mut dst);
+                r.retarget_pose(&src, &mut dst, &mut scratch);
             }
         })
     });
@@ -139,7 +141,7 @@ fn whole_clip(c: &mut Criterion, p: &Pair) {
             for k in 0..frames {
                 src.copy_from(&rest);
                 compiled.sample(p.clip.start_secs() + k as f32 * step, &mut cursor, &mut src);
-                r.retarget_pose(&src, &mut dst);
+                r.retarget_pose(&src, &mut dst, &mut scratch);
             }
         })
     });
@@ -164,20 +166,21 @@ fn whole_clip(c: &mut Criterion, p: &Pair) {
 
 fn one_pose(c: &mut Criterion, p: &Pair) {
     let mut group = c.benchmark_group(format!("pose {}", p.name));
-    let mut r = p.retargeter.clone();
+    let r = p.retargeter.clone();
     let compiled = CompiledClip::new(&p.clip);
     let mut cursor = Cursor::new(&compiled);
     let (mut src, mut dst) = (Pose::rest(&p.source), Pose::rest(&p.target));
     compiled.sample(1.234, &mut cursor, &mut src);
+    let mut scratch = PoseScratch::new(&r);
     group.bench_function("retarget_pose", |b| {
-        b.iter(|| r.retarget_pose(black_box(&src), &mut dst))
+        b.iter(|| r.retarget_pose(black_box(&src), &mut dst, &mut scratch))
     });
     let mut t = 0.0f32;
     group.bench_function("sample (cursor, 60 fps) + retarget_pose", |b| {
         b.iter(|| {
             t = (t + 1.0 / 60.0) % compiled.duration_secs();
             compiled.sample(t, &mut cursor, &mut src);
-            r.retarget_pose(&src, &mut dst)
+            r.retarget_pose(&src, &mut dst, &mut scratch)
         })
     });
     group.finish();

@@ -10,6 +10,7 @@
 //! [--pose-runs N] [--source BVH] [--target GLB] [--map]`; `--map` prints the automatic map
 //! onto the target (target joint -> source joint) instead, for three.js's `names`.
 
+use retarget_studio::core::retarget::PoseScratch;
 use retarget_studio::core::{Pose, RetargetClipOptions};
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
@@ -122,7 +123,7 @@ fn time_clip(
             )
             .map_err(|e| e.to_string())?;
         let elapsed = started.elapsed().as_secs_f64();
-        frames = out.frame_count();
+        frames = out.clip.frame_count();
         if k > 0 {
             samples.push(elapsed);
         }
@@ -138,19 +139,20 @@ fn time_pose(source: &Path, target: &Path, runs: usize) -> Result<serde_json::Va
         Session::automatic(source, target, &ImportOptions::default()).map_err(|e| e.to_string())?;
     let clip = session.source_clip(None).map_err(|e| e.to_string())?;
     let (s, t) = (session.source.skeleton(), session.target.skeleton());
-    let mut r = session.retargeter().map_err(|e| e.to_string())?;
+    let r = session.retargeter().map_err(|e| e.to_string())?;
+    let mut scratch = PoseScratch::new(&r);
     let mut src = Pose::rest(s);
     let frame = 1000.min(clip.frame_count().saturating_sub(1));
     let time = clip.start_secs() + clip.duration_secs() * frame as f32 / clip.frame_count() as f32;
     clip.sample(time, &mut src);
     let mut dst = Pose::bind(t);
     for _ in 0..100 {
-        r.retarget_pose(&src, &mut dst);
+        r.retarget_pose(&src, &mut dst, &mut scratch);
     }
     let samples = (0..runs)
         .map(|_| {
             let started = Instant::now();
-            r.retarget_pose(black_box(&src), black_box(&mut dst));
+            r.retarget_pose(black_box(&src), black_box(&mut dst), &mut scratch);
             started.elapsed().as_secs_f64()
         })
         .collect();

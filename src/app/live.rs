@@ -1,6 +1,7 @@
 //! The live retarget behind the right viewport: rebuilt when the document changes, then one
 //! allocation-free solve per drawn frame.
 
+use crate::core::retarget::PoseScratch;
 use crate::core::{Pose, Retargeter};
 use crate::session::Session;
 
@@ -8,6 +9,8 @@ pub struct LiveRetarget {
     revision: u64,
     clip: String,
     retargeter: Retargeter,
+    /// The solve's working memory, made once.
+    scratch: PoseScratch,
     source_rest: Pose,
     pub source_pose: Pose,
     pub target_pose: Pose,
@@ -36,6 +39,7 @@ impl LiveRetarget {
             followed,
             revision,
             clip: clip.to_owned(),
+            scratch: PoseScratch::new(&retargeter),
             retargeter,
             source_pose: source_rest.clone(),
             source_rest,
@@ -55,6 +59,6 @@ impl LiveRetarget {
         self.source_pose.copy_from(&self.source_rest);
         clip.sample(clip.start_secs() + time_secs, &mut self.source_pose);
         self.retargeter
-            .retarget_pose(&self.source_pose, &mut self.target_pose);
+            .retarget_pose(&self.source_pose, &mut self.target_pose, &mut self.scratch);
     }
 }

@@ -26,7 +26,8 @@ pub use side::{Side, SideRole};
 
 use crate::core::align::bone_direction_errors;
 use crate::core::{
-    BoneMap, BonePair, Clip, HumanBone, PoseSource, RetargetClipOptions, RetargetError, Retargeter,
+    BoneMap, BonePair, Clip, HumanBone, PoseSource, RetargetClipOptions, RetargetError,
+    RetargetedClip, Retargeter,
 };
 use crate::io::project::{ExportSettings, PairFile, ProjectError, ProjectFile, SolveEdits};
 use crate::io::{ImportError, ImportOptions};
@@ -396,16 +397,17 @@ impl Session {
         map: Option<&BoneMap>,
     ) -> Result<Clip, SessionError> {
         let mut r = self.retargeter_with(map.unwrap_or(&self.map))?;
-        self.retarget_clip_by(&mut r, name, fps)
+        Ok(self.retarget_clip_by(&mut r, name, fps)?.clip)
     }
 
-    /// Retargets clip `name` with `r` (which keeps what its clip pass found).
+    /// Retargets clip `name` with `r` (given the contacts drawn for it), with what its
+    /// planting did.
     pub(super) fn retarget_clip_by(
         &self,
         r: &mut Retargeter,
         name: Option<&str>,
         fps: Option<f32>,
-    ) -> Result<Clip, SessionError> {
+    ) -> Result<RetargetedClip, SessionError> {
         let clip = self.source_clip(name)?;
         self.set_clip_contacts(r, &clip.name);
         let options = RetargetClipOptions {

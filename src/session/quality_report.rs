@@ -318,8 +318,8 @@ impl Session {
         let source_clip = self.source_clip(name)?;
         let mut r = self.retargeter()?;
         let output = self.retarget_clip_by(&mut r, Some(&source_clip.name), None)?;
-        let mut report = self.quality_of(&source_clip.name, &output, limits)?;
-        let missed = &r.last_plant().reach_missed;
+        let mut report = self.quality_of(&source_clip.name, &output.clip, limits)?;
+        let missed = &output.plant.reach_missed;
         if !missed.is_empty() {
             // Millimetres at the judge's 1.75 m person, as ground and skate are.
             let mm = 1750.0 / f64::from(r.target_height());

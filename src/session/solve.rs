@@ -124,9 +124,10 @@ impl Session {
     /// frame rate; empty when planting is off or the rig has no legs to plant.
     pub fn foot_contacts(&self, name: Option<&str>) -> Result<Vec<FootContacts>, SessionError> {
         let mut r = self.retargeter()?;
-        self.retarget_clip_by(&mut r, name, None)?;
+        let output = self.retarget_clip_by(&mut r, name, None)?;
         let names = self.target.skeleton().names();
-        Ok(r.last_plant()
+        Ok(output
+            .plant
             .contacts
             .iter()
             .map(|(foot, contacts)| FootContacts {

@@ -6,6 +6,7 @@
 
 use crate::common::{BVH_ASSETS, GLTF_ASSETS, asset_path, load};
 use glam::{Mat4, Quat, Vec3};
+use retarget_studio::core::retarget::PoseScratch;
 use retarget_studio::core::{
     Clip, CompiledClip, Cursor, Interpolation, JointTracks, Pose, RetargetClipOptions, Skeleton,
     Track,
@@ -133,19 +134,21 @@ fn retarget_clip_through_the_compiled_sampler_keys_the_frame_by_frame_solve() {
     s.solve.settings.plant_feet = false;
     let (source, target) = (s.source.skeleton(), s.target.skeleton());
     let clip = s.source.clips()[0].clone();
-    let mut r = s.retargeter().unwrap();
+    let r = s.retargeter().unwrap();
     let out = r
         .retarget_clip(source, &clip, target, &RetargetClipOptions::default())
-        .unwrap();
+        .unwrap()
+        .clip;
     // The old path: `Clip::sample` per frame, one binary search per track.
     let mut old = s.retargeter().unwrap();
     old.fit_clip(source, &clip);
     let times = out.tracks()[0].rotation.as_ref().unwrap().times().to_vec();
     let (mut src, mut dst) = (Pose::rest(source), Pose::rest(target));
+    let mut scratch = PoseScratch::new(&old);
     for (k, &t) in times.iter().enumerate().step_by(7) {
         src.copy_from(&Pose::rest(source));
         clip.sample(t, &mut src);
-        old.retarget_pose(&src, &mut dst);
+        old.retarget_pose(&src, &mut dst, &mut scratch);
         assert_poses_near(&key_pose(&out, target, k), &dst, &format!("frame {k}"));
     }
 }
@@ -161,9 +164,9 @@ fn crowd_matches_retarget_clip(target: &std::path::Path, plant: bool, mirror: bo
     let clip = s.source.clips()[0].clone();
     let retargeter = s.retargeter().unwrap();
     let out = retargeter
-        .clone()
         .retarget_clip(source, &clip, target, &RetargetClipOptions::default())
-        .unwrap();
+        .unwrap()
+        .clip;
     let options = RigOptions {
         ik: plant,
         fps: None,

@@ -27,7 +27,7 @@ pub mod reference;
 pub mod retarget;
 pub use mapping::{BoneMap, BonePair, MapMethod, RotationMode, SideLabel, TranslationMode};
 pub use reference::{ContainerEdit, PoseSource, ReferencePose};
-pub use retarget::{RetargetClipOptions, RetargetError, Retargeter};
+pub use retarget::{RetargetClipOptions, RetargetError, RetargetedClip, Retargeter};
 pub mod align;
 pub mod automap;
 pub mod chains;

@@ -2,7 +2,7 @@
 //! sorting, and a bone clicked in a viewport brought into view. Each edit must show on the
 //! target at once, and undo restores it.
 
-use super::{ctrl, harness_on, target_pose};
+use super::{ctrl, harness_on, target_joint, target_pose};
 use crate::common::asset_path;
 use egui::Modifiers;
 use egui_kittest::Harness;
@@ -22,16 +22,7 @@ fn remapping_a_bone_in_the_table_changes_the_target_and_undo_restores_it() {
         let info = app.clip_info().unwrap();
         app.playback.set_frame(30, &info);
     }
-    let elbow = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Left elbow")
-        .unwrap();
+    let elbow = target_joint(&h, "Left elbow");
     let before_map = h.state().doc.session.as_ref().unwrap().map.clone();
     let before = target_pose(h.state());
 
@@ -241,16 +232,7 @@ fn a_bone_clicked_in_the_viewport_brings_its_row_into_view() {
         h.query_by_label("Right elbow").is_none(),
         "the row starts below the visible part of the table"
     );
-    let elbow = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find("Right elbow")
-        .unwrap();
+    let elbow = target_joint(&h, "Right elbow");
     let view = h.state().view(1);
     let at = view
         .camera

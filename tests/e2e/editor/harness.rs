@@ -7,7 +7,9 @@ use retarget_studio::app::Launch;
 use retarget_studio::app::command::Command;
 use retarget_studio::app::panels::Tab;
 use retarget_studio::app::studio::{Prefs, StudioApp};
-use retarget_studio::core::Pose;
+use retarget_studio::core::retarget::PoseScratch;
+use retarget_studio::core::{HumanBone, Pose};
+use retarget_studio::session::Session;
 use std::path::PathBuf;
 
 pub(super) fn harness_on(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
@@ -37,7 +39,8 @@ pub(super) fn target_pose(app: &StudioApp) -> Pose {
     let mut src = Pose::rest(session.source.skeleton());
     clip.sample(clip.start_secs() + app.playback.time_secs, &mut src);
     let mut out = Pose::rest(session.target.skeleton());
-    session.retargeter().unwrap().retarget_pose(&src, &mut out);
+    let r = session.retargeter().unwrap();
+    r.retarget_pose(&src, &mut out, &mut PoseScratch::new(&r));
     out
 }
 
@@ -63,20 +66,42 @@ pub(super) fn target_container_rotation(app: &StudioApp) -> Quat {
         .rotation
 }
 
+/// The open session.
+pub(super) fn session<'a>(h: &'a Harness<'static, StudioApp>) -> &'a Session {
+    h.state().doc.session.as_ref().unwrap()
+}
+
+/// Target joint `name`'s index in the open session.
+pub(super) fn target_joint(h: &Harness<'static, StudioApp>, name: &str) -> usize {
+    session(h).target.skeleton().find(name).unwrap()
+}
+
 /// Selects a target bone by name, as a click on it would; returns its index.
 pub(super) fn select_target(h: &mut Harness<'static, StudioApp>, name: &str) -> usize {
-    let joint = h
-        .state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .skeleton()
-        .find(name)
-        .unwrap();
+    let joint = target_joint(h, name);
     h.state_mut().run(Command::SelectTargetJoint(Some(joint)));
     joint
+}
+
+/// The largest angle between source and target reference directions over the arms.
+pub(super) fn worst_limb_angle(app: &StudioApp) -> f32 {
+    let s = app.doc.session.as_ref().unwrap();
+    let limbs = [
+        HumanBone::LeftUpperArm,
+        HumanBone::RightUpperArm,
+        HumanBone::LeftLowerArm,
+        HumanBone::RightLowerArm,
+    ];
+    s.reference_agreement()
+        .iter()
+        .filter(|(t, _)| {
+            s.map
+                .for_target(*t)
+                .and_then(|p| p.bone)
+                .is_some_and(|b| limbs.contains(&b))
+        })
+        .map(|(_, a)| *a)
+        .fold(0.0, f32::max)
 }
 
 /// Presses the primary button at the path's start, moves through it a frame a point, and

@@ -1,7 +1,9 @@
 //! The pose tools through the UI (egui_kittest): the container's rotation, automatic
 //! alignment, and a bone turned by Alt-drag or by a gizmo ring.
 
-use super::{ctrl, drag_along, harness_on, select_target, target_container_rotation};
+use super::{
+    ctrl, drag_along, harness_on, select_target, target_container_rotation, worst_limb_angle,
+};
 use crate::common::asset_path;
 use egui::Modifiers;
 use egui_kittest::kittest::Queryable;
@@ -42,26 +44,6 @@ fn head_position(app: &StudioApp) -> glam::Vec3 {
     t.reference.world_matrices(t.skeleton())[head]
         .w_axis
         .truncate()
-}
-
-fn worst_limb_angle(app: &StudioApp) -> f32 {
-    let s = app.doc.session.as_ref().unwrap();
-    let limbs = [
-        HumanBone::LeftUpperArm,
-        HumanBone::RightUpperArm,
-        HumanBone::LeftLowerArm,
-        HumanBone::RightLowerArm,
-    ];
-    s.reference_agreement()
-        .iter()
-        .filter(|(t, _)| {
-            s.map
-                .for_target(*t)
-                .and_then(|p| p.bone)
-                .is_some_and(|b| limbs.contains(&b))
-        })
-        .map(|(_, a)| *a)
-        .fold(0.0, f32::max)
 }
 
 #[test]

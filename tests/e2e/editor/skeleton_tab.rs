@@ -3,6 +3,7 @@
 //! combo box re-pairs its joints, a tag edited is kept by the project, and undo brings each
 //! change back. Under Xvfb, the screenshot of the tab shows the picked chain in its colour.
 
+use super::session;
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -24,10 +25,6 @@ fn fox_harness(dir: &std::path::Path) -> Harness<'static, StudioApp> {
         .save(&project)
         .unwrap();
     crate::common::editor::editor_on(project, Tab::Skeleton)
-}
-
-fn session<'a>(h: &'a Harness<'static, StudioApp>) -> &'a Session {
-    h.state().doc.session.as_ref().unwrap()
 }
 
 /// The index and name of the chain holding joint `joint` on `side`.

@@ -1,6 +1,7 @@
 //! The Solve tab, the contact bars and the export panel's mirror through the UI
 //! (egui_kittest), on the CMU walk mapped onto CesiumMan: a clip with clear foot contacts.
 
+use super::session;
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -44,14 +45,7 @@ fn settle(h: &mut H) {
 }
 
 fn plant_feet(h: &H) -> bool {
-    h.state()
-        .doc
-        .session
-        .as_ref()
-        .unwrap()
-        .solve
-        .settings
-        .plant_feet
+    session(h).solve.settings.plant_feet
 }
 
 #[test]
@@ -128,16 +122,7 @@ fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
 fn the_export_panel_s_mirror_sets_the_solve_flag() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Export);
-    let mirror = |h: &H| {
-        h.state()
-            .doc
-            .session
-            .as_ref()
-            .unwrap()
-            .solve
-            .settings
-            .mirror
-    };
+    let mirror = |h: &H| session(h).solve.settings.mirror;
     assert!(!mirror(&h));
     h.get_by_label("Mirror left to right").click();
     h.run_steps(2);
@@ -172,7 +157,7 @@ fn drag(h: &mut H, from: egui::Pos2, to: egui::Pos2) {
 }
 
 fn drawn(h: &H, foot: &str) -> Option<Vec<(f32, f32)>> {
-    let session = h.state().doc.session.as_ref().unwrap();
+    let session = session(h);
     let clip = h.state().clip_info().unwrap().name;
     session.solve.drawn_contacts(&clip, foot).map(<[_]>::to_vec)
 }
@@ -278,7 +263,6 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
     use retarget_studio::core::retarget::Pole;
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Solve);
-    let session = |h: &H| h.state().doc.session.clone().unwrap();
     let feet = session(&h).planted_feet().unwrap();
     assert_eq!(feet.len(), 2);
     // A leg's IK switch.
@@ -321,16 +305,7 @@ fn the_solve_tab_sets_a_leg_s_ik_pole_and_a_limb_s_reach_with_undo() {
 fn the_mirror_plane_can_be_set_to_a_world_axis_and_the_path_kept() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Solve);
-    let plane = |h: &H| {
-        h.state()
-            .doc
-            .session
-            .as_ref()
-            .unwrap()
-            .solve
-            .settings
-            .mirror_plane
-    };
+    let plane = |h: &H| session(h).solve.settings.mirror_plane;
     assert!(
         h.query_by_label("Mirror plane").is_none(),
         "shown once mirroring is on"
@@ -361,14 +336,14 @@ fn the_solve_tab_sets_a_twist_bone_s_share_with_undo() {
     let (variant, twists) = twist_bones(&plain, TwistLayout::Beside);
     let target = dir.path().join("twist.glb");
     std::fs::write(&target, variant).unwrap();
-    let session = Session::automatic(
+    let opened = Session::automatic(
         &assets.join("bvh/02_01.bvh"),
         &target,
         &ImportOptions::default(),
     )
     .unwrap();
     let project = dir.path().join("twist.ron");
-    session.to_project().save(&project).unwrap();
+    opened.to_project().save(&project).unwrap();
     let mut h = harness(project, Tab::Solve);
     h.get_by_label("Twist bones").click();
     h.run_steps(2);
@@ -378,20 +353,11 @@ fn the_solve_tab_sets_a_twist_bone_s_share_with_undo() {
     h.run_steps(1);
     h.key_press(egui::Key::ArrowLeft);
     h.run_steps(2);
-    let set = h.state().doc.session.clone().unwrap().solve.twists;
+    let set = session(&h).solve.twists.clone();
     assert_eq!(set.len(), 1, "one share set: {set:?}");
     assert_eq!(&set[0].0, bone);
     assert!(set[0].1 < twists[0].along, "{set:?}");
     h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(1);
-    assert!(
-        h.state()
-            .doc
-            .session
-            .as_ref()
-            .unwrap()
-            .solve
-            .twists
-            .is_empty()
-    );
+    assert!(session(&h).solve.twists.is_empty());
 }

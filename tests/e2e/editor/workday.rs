@@ -3,6 +3,7 @@
 //! the dialog's fallback, the per-project export path and its overwrite prompt, per-viewport
 //! toggles and the cameras' framing.
 
+use super::{target_container_rotation, worst_limb_angle};
 use crate::common::asset_path;
 use crate::common::editor::editor_on;
 use egui_kittest::Harness;
@@ -12,7 +13,6 @@ use retarget_studio::app::Launch;
 use retarget_studio::app::command::Command;
 use retarget_studio::app::panels::Tab;
 use retarget_studio::app::studio::{Prefs, StudioApp};
-use retarget_studio::core::HumanBone;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::{Edit, Session, SideRole};
 use std::path::Path;
@@ -130,37 +130,6 @@ fn a_history_entry_goes_back_to_it_and_a_later_edit_clears_the_status() {
     assert_eq!(h.state().status, None, "a later edit clears 'Undid …'");
 }
 
-fn worst_arm_angle(app: &StudioApp) -> f32 {
-    let s = app.doc.session.as_ref().unwrap();
-    let arms = [
-        HumanBone::LeftUpperArm,
-        HumanBone::RightUpperArm,
-        HumanBone::LeftLowerArm,
-        HumanBone::RightLowerArm,
-    ];
-    s.reference_agreement()
-        .iter()
-        .filter(|(t, _)| {
-            s.map
-                .for_target(*t)
-                .and_then(|p| p.bone)
-                .is_some_and(|b| arms.contains(&b))
-        })
-        .map(|(_, a)| *a)
-        .fold(0.0, f32::max)
-}
-
-fn target_container(app: &StudioApp) -> Quat {
-    app.doc
-        .session
-        .as_ref()
-        .unwrap()
-        .target
-        .file
-        .container
-        .rotation
-}
-
 #[test]
 fn reset_keeps_the_facing_fix_and_clear_all_edits_is_apart() {
     // The VRM faces -Z: the automatic set-up turns it 180°.
@@ -182,17 +151,17 @@ fn reset_keeps_the_facing_fix_and_clear_all_edits_is_apart() {
     h.run_steps(2);
     h.get_by_label("Clear all edits").click();
     h.run_steps(2);
-    let cleared = worst_arm_angle(h.state());
+    let cleared = worst_limb_angle(h.state());
     assert!(
-        target_container(h.state()).angle_between(Quat::IDENTITY) < 1e-3,
+        target_container_rotation(h.state()).angle_between(Quat::IDENTITY) < 1e-3,
         "cleared: the file's own pose"
     );
     h.get_by_label("Reset").click();
     h.run_steps(2);
-    let reset = worst_arm_angle(h.state());
+    let reset = worst_limb_angle(h.state());
     eprintln!("worst arm angle: {cleared:.1}° cleared, {reset:.2}° reset");
     assert!(
-        target_container(h.state()).angle_between(turned) < 1e-3,
+        target_container_rotation(h.state()).angle_between(turned) < 1e-3,
         "Reset turns it to face +Z again"
     );
     assert!(cleared > 90.0, "cleared, it faces backwards: {cleared}");
@@ -202,7 +171,7 @@ fn reset_keeps_the_facing_fix_and_clear_all_edits_is_apart() {
     h.run_steps(2);
     h.get_by_label("Auto-align").click();
     h.run_steps(2);
-    assert!(worst_arm_angle(h.state()) < 1.0);
+    assert!(worst_limb_angle(h.state()) < 1.0);
 }
 
 #[test]

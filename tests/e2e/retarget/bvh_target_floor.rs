@@ -183,7 +183,7 @@ fn check_measures_a_bvh_target_against_its_own_walks_floor() {
     r.set_target_floor(BLENDER_ANKLE_FLOOR);
     let (s, t) = (session.source.skeleton(), session.target.skeleton());
     let options = RetargetClipOptions { fps: None };
-    let output = r.retarget_clip(s, clip, t, &options).unwrap();
+    let output = r.retarget_clip(s, clip, t, &options).unwrap().clip;
     let limits = Thresholds::default();
     let on_floor = session.quality_of(&clip.name, &output, &limits).unwrap();
     assert!(passed(&on_floor, Measure::Ground), "{:?}", on_floor.ground);

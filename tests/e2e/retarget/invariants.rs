@@ -29,7 +29,7 @@ fn same_topology_map(joints: usize, hips: usize) -> BoneMap {
 }
 
 fn retarget(source: &Skeleton, clip: &Clip, target: &Skeleton, map: &BoneMap) -> Clip {
-    let mut r = Retargeter::new(
+    let r = Retargeter::new(
         source,
         &bind_reference(source),
         target,
@@ -39,6 +39,7 @@ fn retarget(source: &Skeleton, clip: &Clip, target: &Skeleton, map: &BoneMap) ->
     .unwrap();
     r.retarget_clip(source, clip, target, &RetargetClipOptions::default())
         .unwrap()
+        .clip
 }
 
 /// World joint positions of `clip` on `skeleton` at each of its key times.

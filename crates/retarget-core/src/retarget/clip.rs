@@ -9,6 +9,13 @@ use crate::skeleton::{MAX_EXTENT, Skeleton};
 use glam::{Affine3A, Quat, Vec3};
 use std::sync::Arc;
 
+/// A retargeted clip and what its planting did (contacts, hip drop, reach missed).
+#[derive(Clone, Debug)]
+pub struct RetargetedClip {
+    pub clip: Clip,
+    pub plant: plant::PlantReport,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RetargetClipOptions {
     /// Output frame rate; `None` takes the source clip's native rate (or 30).
@@ -31,42 +38,51 @@ impl Retargeter {
     /// rest, or that follow the source's translation, get those tracks too, so the clip
     /// plays right on the target file's own nodes. Refuses a clip longer than
     /// [`MAX_FRAMES`], and a solve that overflows (a source with absurdly large numbers).
+    ///
+    /// Works on a copy fitted to `clip` ([`Self::fitted_to`]): this retargeter is left as it
+    /// was, so one serves many clips and threads.
     pub fn retarget_clip(
-        &mut self,
+        &self,
         source: &Skeleton,
         clip: &Clip,
         target: &Skeleton,
         options: &RetargetClipOptions,
-    ) -> Result<Clip, RetargetError> {
+    ) -> Result<RetargetedClip, RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
         // The keys after the fit, which tilts the feet and with them the copies under them.
-        let reader = self.fitted(source, clip);
-        let still = self.still_translations(source, clip, target);
-        let mut keys = Keys::new(self, target, frames, &still);
-        let times = if self.solve.plant_feet && !self.legs.is_empty() || !self.reach.is_empty() {
+        let job = self.fitted_to(source, clip);
+        let reader = TrackReader::new(clip);
+        let still = job.still_translations(source, clip, target);
+        let mut keys = Keys::new(&job, target, frames, &still);
+        let mut report = plant::PlantReport::default();
+        let times = if job.plan.solve.plant_feet && !job.plan.legs.is_empty()
+            || !job.plan.reach.is_empty()
+        {
             // Planting needs the whole clip solved before any frame is final.
-            let solved = self.solve_frames(source, &reader, target, frames);
+            let solved = job.solve_frames(source, &reader, target, frames);
             let Solved {
                 times,
                 mut poses,
                 feet,
                 reached,
             } = solved;
-            self.last_plant = self.plant(target, &mut poses, &times, &feet);
-            self.last_plant.reach_missed = self.reach_poses(target, &mut poses, &reached);
-            self.settle_twists(target, &mut poses);
+            report = job.plant(target, &mut poses, &times, &feet);
+            report.reach_missed = job.reach_poses(target, &mut poses, &reached);
+            job.settle_twists(target, &mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
             }
             times
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
-            self.last_plant = plant::PlantReport::default();
-            self.solve_each(source, &reader, target, frames, |_, _, pose, t| {
+            job.solve_each(source, &reader, target, frames, |_, _, pose, t| {
                 keys.push(pose, t)
             })?
         };
-        Ok(keys.into_clip(self, target, clip.name.clone(), times, fps))
+        Ok(RetargetedClip {
+            clip: keys.into_clip(&job, target, clip.name.clone(), times, fps),
+            plant: report,
+        })
     }
 }
 
@@ -105,12 +121,13 @@ impl<'a> Keys<'a> {
                 .map(|j| (j, Vec::with_capacity(frames)))
                 .collect(),
             extent: Extent::new(
-                solver.target_container,
+                solver.plan.target_container,
                 target,
                 &moves,
                 &keyed_scales(solver, target),
             ),
             mirror: solver
+                .plan
                 .solve
                 .mirror
                 .then(|| (solver.mirror(target), Pose::rest(target))),
@@ -174,7 +191,7 @@ impl<'a> Keys<'a> {
     ) -> Clip {
         self.flush();
         debug_assert!(self.rotations.iter().all(|keys| keys.len() == times.len()));
-        let reference = &solver.target_reference;
+        let reference = &solver.plan.target_reference;
         let times: Arc<[f32]> = times.into();
         let mut translations = self.translations.into_iter().peekable();
         let tracks = (0..target.len())
@@ -199,7 +216,7 @@ impl<'a> Keys<'a> {
 /// Per target joint, the scale the written file holds: the reference's where it keys one
 /// (it differs from the rest), else the rest's.
 fn keyed_scales(solver: &Retargeter, target: &Skeleton) -> Vec<Vec3> {
-    let reference = &solver.target_reference.scales;
+    let reference = &solver.plan.target_reference.scales;
     (0..target.len())
         .map(|j| {
             let rest = target.rest()[j].scale;
@@ -215,7 +232,7 @@ fn keyed_scales(solver: &Retargeter, target: &Skeleton) -> Vec<Vec3> {
 /// Per target joint, whether the clip keys its translation: joints the solve moves, and
 /// joints whose reference translation is not their rest.
 fn translated(solver: &Retargeter, target: &Skeleton) -> Vec<bool> {
-    let reference = &solver.target_reference;
+    let reference = &solver.plan.target_reference;
     let mut moves: Vec<bool> = (0..target.len())
         .map(|j| {
             let rest = target.rest()[j].translation;
@@ -341,7 +358,7 @@ impl Retargeter {
     /// Solves `frames` frames of `clip` (`solve_each`) and keeps every pose, with what the
     /// clip-level passes read: the source feet's and reach ends' world positions.
     pub(super) fn solve_frames(
-        &mut self,
+        &self,
         source: &Skeleton,
         clip: &TrackReader,
         target: &Skeleton,
@@ -349,21 +366,21 @@ impl Retargeter {
     ) -> Solved {
         let mut poses = Vec::with_capacity(frames);
         let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
-        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
-        let mut reached = vec![Vec::with_capacity(frames); self.reach.len()];
-        let planting = self.solve.plant_feet && !self.legs.is_empty();
+        let mut feet = vec![Vec::with_capacity(frames); self.plan.legs.len()];
+        let mut reached = vec![Vec::with_capacity(frames); self.plan.reach.len()];
+        let planting = self.plan.solve.plant_feet && !self.plan.legs.is_empty();
         let each = |solver: &Self, source_pose: &Pose, target_pose: &Pose, _| {
             // Source positions only for a pass that uses them: the frame-by-frame solve
             // (the runtime's default) pays nothing here.
-            let container = solver.source_container;
-            if !solver.reach.is_empty() {
+            let container = solver.plan.source_container;
+            if !solver.plan.reach.is_empty() {
                 let m = glam::Mat4::from(container);
                 source_pose.world_matrices_under(source, m, &mut source_world);
                 solver.push_reach_sources(&source_world, &mut reached);
             }
             if planting {
                 // Down each source foot's own path: no full forward kinematics.
-                for (leg, track) in solver.legs.iter().zip(&mut feet) {
+                for (leg, track) in solver.plan.legs.iter().zip(&mut feet) {
                     let at = super::root::chain_world(container, &leg.source_chain, source_pose);
                     track.push(glam::Vec3::from(at.translation));
                 }
@@ -385,7 +402,7 @@ impl Retargeter {
     /// clip in place with one cursor (no search per track and frame).
     /// Returns the frames' times, or `each`'s first error.
     fn solve_each<E>(
-        &mut self,
+        &self,
         source: &Skeleton,
         reader: &TrackReader,
         target: &Skeleton,
@@ -396,11 +413,12 @@ impl Retargeter {
         let mut cursor = reader.cursor();
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);
-        let mut target_pose = self.target_reference.clone();
+        let mut target_pose = self.plan.target_reference.clone();
+        let mut scratch = super::PoseScratch::new(self);
         debug_assert_eq!(target_pose.len(), target.len());
         for &t in &times {
             reader.sample(t, &mut cursor, &mut source_pose);
-            self.solve_over(&source_pose, &mut target_pose);
+            self.solve_pose(&source_pose, &mut target_pose, &mut scratch);
             each(self, &source_pose, &target_pose, t)?;
         }
         Ok(times)
@@ -409,16 +427,16 @@ impl Retargeter {
     /// The mirror of the target's poses as this solve's settings ask (plane, hips, twins).
     pub fn mirror(&self, target: &Skeleton) -> crate::mirror::Mirror {
         let reference = crate::ReferencePose {
-            locals: self.target_reference.clone(),
-            container: glam::Mat4::from(self.target_container),
+            locals: self.plan.target_reference.clone(),
+            container: glam::Mat4::from(self.plan.target_container),
         };
         crate::mirror::Mirror::new(
             target,
             &reference,
-            (self.mirror_twins.clone())
+            (self.plan.mirror_twins.clone())
                 .unwrap_or_else(|| crate::mirror::twins_of(target, None, None)),
-            self.roots.first().map(|r| r.pelvis()),
-            &self.solve.mirror_plane,
+            self.fit.roots.first().map(|r| r.pelvis()),
+            &self.plan.solve.mirror_plane,
         )
     }
 }
@@ -516,7 +534,7 @@ mod tests {
         use crate::reference::ReferencePose;
         let s = chain(3, glam::Mat4::IDENTITY);
         let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
-        let mut r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+        let r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
         let frames = 2 * BURST + 7;
         // Turning on past a full turn, some keys given the other sign (the same rotation)
         // than the first: every third, and the first of each later burst.
@@ -539,7 +557,8 @@ mod tests {
         let clip = Clip::new("turn", tracks, Some(10.0));
         let out = r
             .retarget_clip(&s, &clip, &s, &RetargetClipOptions::default())
-            .unwrap();
+            .unwrap()
+            .clip;
         let keys = out.tracks()[1].rotation.as_ref().unwrap();
         assert_eq!(keys.key_count(), frames);
         let values = keys.values();
@@ -572,7 +591,7 @@ mod tests {
         use crate::reference::ReferencePose;
         let s = chain(3, glam::Mat4::IDENTITY);
         let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
-        let mut r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+        let r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
         let clip = |far: f32| {
             let root = Track::new(
                 vec![0.0, 1.0, 2.0],

@@ -20,42 +20,42 @@ impl Retargeter {
     /// lowest they reach), so a clip whose rest pose floats or sinks still lands its feet on
     /// the target's floor, and each foot's neutral tilt from its planted frames (`feet`).
     pub fn fit_clip(&mut self, source: &Skeleton, clip: &Clip) {
-        self.fitted(source, clip);
+        self.fit_read(source, &TrackReader::new(clip));
     }
 
-    /// `clip`'s reader, with the solve fitted to it ([`Self::fit_clip`]).
-    pub(super) fn fitted<'c>(&mut self, source: &Skeleton, clip: &'c Clip) -> TrackReader<'c> {
-        let reader = TrackReader::new(clip);
-        self.fit_read(source, &reader);
-        reader
+    /// A copy fitted to `clip` ([`Self::fit_clip`]): it shares this one's plan.
+    pub fn fitted_to(&self, source: &Skeleton, clip: &Clip) -> Retargeter {
+        let mut fitted = self.clone();
+        fitted.fit_clip(source, clip);
+        fitted
     }
 
     /// [`Self::fit_clip`] through the clip's reader.
     fn fit_read(&mut self, source: &Skeleton, clip: &TrackReader) {
-        let mut joints: Vec<usize> = self.feet.iter().map(|f| f.source_foot).collect();
-        for r in &self.roots {
+        let mut joints: Vec<usize> = self.plan.feet.iter().map(|f| f.source_foot).collect();
+        for r in &self.fit.roots {
             joints.extend(r.source_feet());
         }
-        let sampled = SampledClip::new(source, self.source_container, clip, &joints);
+        let sampled = SampledClip::new(source, self.plan.source_container, clip, &joints);
         // One body on both sides: the source's feet are the target's, tilt and all.
-        let feet = if self.same_rig {
+        let feet = if self.plan.same_rig {
             &[][..]
         } else {
-            &self.feet[..]
+            &self.plan.feet[..]
         };
         for fit in feet {
             let offset = sampled
                 .track(fit.source_foot)
                 .and_then(|(positions, turns)| {
-                    fit.fitted_offset(positions, turns, self.source_height, sampled.dt)
+                    fit.fitted_offset(positions, turns, self.plan.source_height, sampled.dt)
                 })
                 .unwrap_or(fit.offset);
-            self.rotations[fit.target] = RotationSolve::Mapped {
+            self.fit.rotations[fit.target] = RotationSolve::Mapped {
                 source: fit.source_foot,
                 offset,
             };
         }
-        for r in &mut self.roots {
+        for r in &mut self.fit.roots {
             let floor = r.source_feet().iter().filter_map(|&f| sampled.track(f));
             let lowest = floor
                 .flat_map(|(positions, _)| positions.iter().map(|p| p.y))
@@ -63,7 +63,7 @@ impl Retargeter {
                 .reduce(f32::min);
             if let Some(floor) = lowest {
                 r.source_floor = floor;
-                if self.same_rig {
+                if self.plan.same_rig {
                     // One body (perhaps rescaled about its origin): it stands where the
                     // source stands, in its own scale.
                     r.target_floor = floor * r.scale;
@@ -71,7 +71,7 @@ impl Retargeter {
             }
         }
         // The feet's offsets changed.
-        super::twist::refresh(&mut self.rotations);
+        super::twist::refresh(&mut self.fit.rotations);
         self.plan_locals();
     }
 }

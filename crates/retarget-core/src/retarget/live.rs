@@ -12,6 +12,7 @@
 use super::{RetargetClipOptions, RetargetError, Retargeter};
 use crate::clip::Clip;
 use crate::pose::Pose;
+use crate::sampler::TrackReader;
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
 
@@ -48,7 +49,7 @@ pub struct PlantScratch {
 impl PlantScratch {
     pub fn new(retargeter: &Retargeter) -> Self {
         let n = retargeter.target_len();
-        let points = retargeter.legs.iter().map(|l| l.reach_points()).max();
+        let points = retargeter.plan.legs.iter().map(|l| l.reach_points()).max();
         Self {
             world: vec![Mat4::IDENTITY; n],
             rotations: vec![Quat::IDENTITY; n],
@@ -135,31 +136,30 @@ impl PlantTrack {
 }
 
 impl Retargeter {
-    /// Fits the solve to `clip` (as `retarget_clip` does) and precomputes its planted
-    /// feet at the output rate of `options`. `None` when nothing is planted: planting off
-    /// in the solve settings, no legs, or one body on both sides.
+    /// Precomputes the planted feet of `clip`, to which this retargeter is fitted
+    /// ([`Self::fitted_to`], as `retarget_clip` fits its copy), at the output rate of
+    /// `options`. `None` when nothing is planted: planting off in the solve settings, no
+    /// legs, or one body on both sides.
     pub fn plant_track(
-        &mut self,
+        &self,
         source: &Skeleton,
         clip: &Clip,
         target: &Skeleton,
         options: &RetargetClipOptions,
     ) -> Result<Option<PlantTrack>, RetargetError> {
         let (_, frames) = super::clip::output_frames(clip, options)?;
-        let reader = self.fitted(source, clip);
+        let reader = TrackReader::new(clip);
         let solved = self.solve_frames(source, &reader, target, frames);
         let mut report = Default::default();
         let (times, poses) = (&solved.times, &solved.poses);
         let Some(goals) = self.plant_goals(poses, times, &solved.feet, &mut report) else {
             return Ok(None);
         };
-        self.last_plant = report;
-        let drops = if self.solve.lower_hips {
+        let drops = if self.plan.solve.lower_hips {
             self.hip_drops(poses, &goals, self.blend_frames(times))
         } else {
             Vec::new()
         };
-        self.last_plant.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
         let frames = times.len();
         let legs = goals.len();
         let mut flat = Vec::with_capacity(frames * legs);
@@ -189,7 +189,7 @@ impl Retargeter {
         pose: &mut Pose,
         scratch: &mut PlantScratch,
     ) {
-        if track.frames == 0 || track.legs != self.legs.len() {
+        if track.frames == 0 || track.legs != self.plan.legs.len() {
             return;
         }
         let (f, s) = track.frame_at(time);

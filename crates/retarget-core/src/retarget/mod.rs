@@ -20,7 +20,7 @@ mod still;
 mod test_rigs;
 mod twist;
 
-pub use clip::{RetargetClipOptions, make_continuous};
+pub use clip::{RetargetClipOptions, RetargetedClip, make_continuous};
 pub use legs::options::{
     ContactSpans, LegOptions, Pole, PoleAt, contacts_to_spans, merged, spans_to_contacts,
 };
@@ -37,6 +37,7 @@ use crate::pose::Pose;
 use crate::reference::{ReferencePose, rotation_of};
 use crate::skeleton::Skeleton;
 use glam::{Affine3A, Quat, Vec3};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RetargetError {
@@ -92,9 +93,11 @@ struct TranslationSolve {
     local: Option<copies::LocalCopy>,
 }
 
-/// Cloning copies the plan (a few kilobytes): the runtime fits one copy per clip.
+/// What a retarget of one pair of rigs needs that no clip changes: built once from the rigs,
+/// their reference poses, the map and the settings, and shared (an `Arc`) by every clip
+/// fitted from it, as ozz shares its offline data between jobs.
 #[derive(Clone)]
-pub struct Retargeter {
+struct Plan {
     source_parents: Vec<Option<usize>>,
     source_container: Affine3A,
     source_container_rotation: Quat,
@@ -102,9 +105,7 @@ pub struct Retargeter {
     target_container: Affine3A,
     target_container_rotation: Quat,
     target_reference: Pose,
-    rotations: Vec<RotationSolve>,
     translations: Vec<TranslationSolve>,
-    roots: Vec<RootSolve>,
     /// Per target joint, the root solve whose pelvis it is (looked up every frame).
     root_at: Vec<Option<usize>>,
     follows: Vec<FollowSolve>,
@@ -113,8 +114,6 @@ pub struct Retargeter {
     /// Target legs the feet planting moves.
     legs: Vec<legs::ik::LegIk>,
     solve: legs::plant::SolveSettings,
-    /// What the last `retarget_clip` planted.
-    last_plant: legs::plant::PlantReport,
     /// Each target joint's twin, for mirroring, as the session finds them (labels, names,
     /// chains); `None`: by names alone (`twins_of`), found when a mirror is made.
     mirror_twins: Option<Vec<usize>>,
@@ -136,11 +135,27 @@ pub struct Retargeter {
     rigid: Option<(f32, f32)>,
     /// The solves share the target's world transforms (`fk::memo_is_exact`).
     target_memo: bool,
+}
+
+/// What a clip fits (`fit_clip`): the feet's neutral tilt, the floors the root motion
+/// stands on, and the rotation plan they change. A fresh retargeter holds the reference
+/// pose's fit.
+#[derive(Clone)]
+struct Fit {
+    rotations: Vec<RotationSolve>,
+    roots: Vec<RootSolve>,
     /// Which joints are solved in their parent's frame (`locals`); made again whenever
     /// `rotations` change.
     locals: locals::LocalPlan,
-    // Scratch, reused every frame.
-    scratch: PoseScratch,
+}
+
+/// A plan and one clip's fit. Cloning shares the plan and copies the fit (the runtime keeps
+/// one per clip). It holds no scratch and no result: a pose's solve works in the caller's
+/// [`PoseScratch`], and a clip's returns what it planted ([`RetargetedClip`]).
+#[derive(Clone)]
+pub struct Retargeter {
+    plan: Arc<Plan>,
+    fit: Fit,
 }
 
 fn check_map(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> Result<(), RetargetError> {
@@ -268,7 +283,7 @@ impl Retargeter {
         // their memoized worlds behind.
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
             && !roots.iter().any(|r| r.hips_move);
-        let mut retargeter = Self {
+        let plan = Plan {
             source_parents: source.parents().to_vec(),
             source_container,
             source_container_rotation: rotation_of(source_reference.container),
@@ -276,27 +291,17 @@ impl Retargeter {
             target_container,
             target_container_rotation: rotation_of(target_reference.container),
             target_reference: target_reference.locals.clone(),
-            rotations,
             translations,
             root_at,
-            roots,
             follows,
             same_rig: false,
             legs,
             solve: legs::plant::SolveSettings::frame_by_frame(),
-            last_plant: legs::plant::PlantReport::default(),
             mirror_twins: None,
             reach: Vec::new(),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
-            scratch: PoseScratch {
-                source_world: vec![Quat::IDENTITY; source.len()],
-                target_world: vec![Quat::IDENTITY; target.len()],
-                source_affine: vec![Affine3A::IDENTITY; source.len()],
-                target_affine: vec![Affine3A::IDENTITY; target.len()],
-                target_known: vec![false; target.len()],
-            },
             source_placed,
             source_placed_rigid,
             source_top: copies::uniform_scale(source_container).map(|c| {
@@ -305,54 +310,62 @@ impl Retargeter {
             }),
             rigid,
             target_memo,
-            locals: locals::LocalPlan::default(),
+        };
+        let mut retargeter = Self {
+            plan: Arc::new(plan),
+            fit: Fit {
+                rotations,
+                roots,
+                locals: locals::LocalPlan::default(),
+            },
         };
         retargeter.plan_locals();
         Ok(retargeter)
     }
 
-    /// The contacts and hip drop of the last `retarget_clip`.
-    pub fn last_plant(&self) -> &legs::plant::PlantReport {
-        &self.last_plant
+    /// The plan to change (settings, before any clip is fitted from it): copied first if a
+    /// fitted clone still shares it.
+    fn plan_mut(&mut self) -> &mut Plan {
+        Arc::make_mut(&mut self.plan)
     }
 
     /// Target foot joints the planting can move.
     pub fn planted_feet(&self) -> impl Iterator<Item = usize> + '_ {
-        self.legs.iter().map(|l| l.foot())
+        self.plan.legs.iter().map(|l| l.foot())
     }
 
     /// The target joint that carries the body (the pole directions' frame), if found.
     pub fn pelvis(&self) -> Option<usize> {
-        self.roots.first().map(|r| r.pelvis())
+        self.fit.roots.first().map(|r| r.pelvis())
     }
 
     /// The target figure's height (world units), which the solver scales by.
     pub fn target_height(&self) -> f32 {
-        self.target_height
+        self.plan.target_height
     }
 
     pub fn target_reference(&self) -> &Pose {
-        &self.target_reference
+        &self.plan.target_reference
     }
 
     /// The target's container (world from skeleton) that the solve places it under.
     pub fn target_container(&self) -> glam::Mat4 {
-        glam::Mat4::from(self.target_container)
+        glam::Mat4::from(self.plan.target_container)
     }
 
     pub fn source_len(&self) -> usize {
-        self.source_parents.len()
+        self.plan.source_parents.len()
     }
 
     pub fn target_len(&self) -> usize {
-        self.target_parents.len()
+        self.plan.target_parents.len()
     }
 }
 
 impl Retargeter {
     /// Sets the height the target's feet stand at (default: its reference pose's feet).
     pub fn set_target_floor(&mut self, floor: f32) {
-        for r in &mut self.roots {
+        for r in &mut self.fit.roots {
             r.target_floor = floor;
         }
     }
@@ -361,7 +374,7 @@ impl Retargeter {
     /// (a reference read from the motion, whose zero pose may sit anywhere): the hip point
     /// over this spot maps to the target's own spot.
     pub fn set_source_spot(&mut self, x: f32, z: f32) {
-        for r in &mut self.roots {
+        for r in &mut self.fit.roots {
             r.set_source_spot(x, z);
         }
     }
@@ -370,7 +383,7 @@ impl Retargeter {
     /// whose zero pose lies along +X): the source's spot maps to this one, not to where that
     /// frame stood (which put a walk onto itself twice as far from the origin).
     pub fn set_target_spot(&mut self, x: f32, z: f32) {
-        for r in &mut self.roots {
+        for r in &mut self.fit.roots {
             r.set_target_spot(x, z);
         }
     }
@@ -378,17 +391,18 @@ impl Retargeter {
     /// One character on both sides: its feet stand where the clip has them, so the
     /// retarget gives the clip back.
     pub fn set_same_rig(&mut self, same: bool) {
-        self.same_rig = same;
+        self.plan_mut().same_rig = same;
     }
 
     /// Target joints that the root motion moves (for export: these get translation keys).
     pub fn moving_joints(&self) -> impl Iterator<Item = usize> + '_ {
-        self.translations
+        self.plan
+            .translations
             .iter()
             .map(|t| t.target)
-            .chain(self.roots.iter().map(|r| r.target))
-            .chain(self.follows.iter().map(|f| f.target))
-            .chain(self.legs.iter().filter_map(|l| l.moved_foot()))
+            .chain(self.fit.roots.iter().map(|r| r.target))
+            .chain(self.plan.follows.iter().map(|f| f.target))
+            .chain(self.plan.legs.iter().filter_map(|l| l.moved_foot()))
     }
 }
 

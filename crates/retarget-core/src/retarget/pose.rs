@@ -21,34 +21,20 @@ struct Frame<'a> {
 
 impl Retargeter {
     /// Solves one frame: `source` is the source's local pose, `target` receives the
-    /// target's. Allocates nothing.
-    pub fn retarget_pose(&mut self, source: &Pose, target: &mut Pose) {
-        target.copy_from(&self.target_reference);
-        self.solve_over(source, target);
-    }
-
-    /// [`Self::retarget_pose`] onto a pose that already holds the reference's translations
-    /// and scales wherever the solve writes none (the previous frame's solve, or the
-    /// reference itself), so the reference is not copied again: a clip's frames.
-    pub(super) fn solve_over(&mut self, source: &Pose, target: &mut Pose) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        self.solve_pose(source, target, &mut scratch);
-        self.scratch = scratch;
-    }
-
-    /// [`Self::retarget_pose`] with the caller's scratch, so one retargeter serves many
-    /// threads (`scratch` from [`PoseScratch::new`]). Allocates nothing.
-    pub fn retarget_pose_with(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
-        target.copy_from(&self.target_reference);
+    /// target's. The working memory is the caller's (`scratch` from [`PoseScratch::new`]), so
+    /// one retargeter serves many threads and the solve leaves nothing behind. Allocates
+    /// nothing.
+    pub fn retarget_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        target.copy_from(&self.plan.target_reference);
         self.solve_pose(source, target, scratch);
     }
 
     /// One frame's solve onto `target`, which holds the reference's translations and scales
     /// wherever the solve writes none (it writes every rotation, and the same translations
-    /// every frame).
-    fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
-        debug_assert_eq!(source.len(), self.source_parents.len());
-        debug_assert_eq!(target.len(), self.target_parents.len());
+    /// every frame): the previous frame's solve of a clip, or the reference itself.
+    pub(super) fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+        debug_assert_eq!(source.len(), self.plan.source_parents.len());
+        debug_assert_eq!(target.len(), self.plan.target_parents.len());
         let PoseScratch {
             source_world,
             target_world,
@@ -57,13 +43,13 @@ impl Retargeter {
             target_known,
         } = scratch;
         // Copied translations in their parents' frames, where both sides are rigid.
-        let rigid = self.rigid.filter(|_| copies::source_is_rigid(source));
+        let rigid = self.plan.rigid.filter(|_| copies::source_is_rigid(source));
         self.source_world_rotations(rigid.is_some(), &source.rotations, source_world);
         // The source joints the solves read, each placed once: down quaternions where no
         // placed joint scales, else bit for bit a chain walk's products (`fk`).
         let order = match rigid {
-            Some(_) => &self.source_placed_rigid,
-            None => &self.source_placed,
+            Some(_) => &self.plan.source_placed_rigid,
+            None => &self.plan.source_placed,
         };
         let unscaled = |top| {
             order
@@ -71,19 +57,19 @@ impl Retargeter {
                 .all(|&j| source.scales[j] == Vec3::ONE)
                 .then_some(top)
         };
-        let positions_only = self.source_top.and_then(unscaled);
+        let positions_only = self.plan.source_top.and_then(unscaled);
         match positions_only {
             Some(top) => fk::place_positions(
                 top,
-                &self.source_parents,
+                &self.plan.source_parents,
                 order,
                 source,
                 source_world,
                 source_affine,
             ),
             None => fk::place(
-                self.source_container,
-                &self.source_parents,
+                self.plan.source_container,
+                &self.plan.source_parents,
                 order,
                 source,
                 source_affine,
@@ -92,14 +78,14 @@ impl Retargeter {
         let placed = &source_affine[..];
         self.solve_rotations(placed, source, target, source_world, target_world);
         // The target's world transforms, shared by the solves when that is exact.
-        let mut memo = self.target_memo.then(|| {
+        let mut memo = self.plan.target_memo.then(|| {
             target_known.fill(false);
             fk::TargetMemo {
                 affine: target_affine,
                 known: target_known,
             }
         });
-        let container = self.target_container;
+        let container = self.plan.target_container;
         let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
             Some(memo) => memo.world(container, chain, target),
             None => chain_world(container, chain, target),
@@ -120,33 +106,33 @@ impl Retargeter {
         // below read their parents' translations.
         let copies = match rigid {
             Some(_) => {
-                for &(t, s, copy) in &self.locals.fixed_copies {
+                for &(t, s, copy) in &self.fit.locals.fixed_copies {
                     target.translations[t] = copy.solve(source.translations[s]);
                 }
-                &self.locals.other_copies
+                &self.fit.locals.other_copies
             }
-            None => &self.locals.all_copies,
+            None => &self.fit.locals.all_copies,
         };
         for &t in &copies[0] {
-            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+            self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
         }
-        for r in &self.roots {
+        for r in &self.fit.roots {
             let parent = world_of(r.target_chain(), target);
             r.solve(placed, parent, target);
         }
         for &t in &copies[1] {
-            self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+            self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
         }
-        if self.roots.iter().any(|r| r.hips_move) {
-            for r in self.roots.iter().filter(|r| r.hips_move) {
+        if self.fit.roots.iter().any(|r| r.hips_move) {
+            for r in self.fit.roots.iter().filter(|r| r.hips_move) {
                 r.settle(placed, &mut world_of, target);
             }
             // Copies placed in the world under the pelvis follow it to where it settled.
             for &t in &copies[1] {
-                self.solve_translation(&self.translations[t], &frame, &mut world_of, target);
+                self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
             }
         }
-        for f in &self.follows {
+        for f in &self.plan.follows {
             let anchor = world_of(&f.anchor_chain, target);
             let parent = world_of(&f.parent_chain, target);
             let world_pos = anchor.transform_point3(f.offset);
@@ -165,7 +151,7 @@ impl Retargeter {
         target: &mut Pose,
     ) {
         // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
-        let k = self.roots.first().map_or(1.0, |r| r.scale);
+        let k = self.fit.roots.first().map_or(1.0, |r| r.scale);
         if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last())
         {
             let local = frame.source.translations[s];
@@ -175,7 +161,7 @@ impl Retargeter {
         }
         let source_pos = match t.source_chain.last() {
             Some(&j) => Vec3::from(frame.placed[j].translation),
-            None => self.source_container.translation.into(),
+            None => self.plan.source_container.translation.into(),
         };
         let parent = world_of(&t.target_chain, target);
         target.translations[t.target] = match t.source_parent {

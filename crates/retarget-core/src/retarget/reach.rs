@@ -22,12 +22,12 @@ impl Retargeter {
     /// The chains solved in absolute mode; a chain that is not a parent-to-child path of
     /// the target, or names a joint out of range, is left out.
     pub fn set_reach(&mut self, chains: Vec<ReachChain>) {
-        let parents = &self.target_parents;
-        self.reach = chains
+        let parents = &self.plan.target_parents;
+        self.plan_mut().reach = chains
             .into_iter()
             .filter(|c| {
                 c.joints.len() >= 2
-                    && c.source_end < self.source_parents.len()
+                    && c.source_end < self.plan.source_parents.len()
                     && c.joints.iter().all(|&j| j < parents.len())
                     && c.joints.windows(2).all(|w| parents[w[1]] == Some(w[0]))
             })
@@ -35,16 +35,17 @@ impl Retargeter {
     }
 
     pub fn reach_chains(&self) -> &[ReachChain] {
-        &self.reach
+        &self.plan.reach
     }
 
     /// Each reach chain's source end, from the source's hip point, for one sampled frame.
     pub(super) fn push_reach_sources(&self, world: &[Mat4], tracks: &mut [Vec<Vec3>]) {
         let hip = self
+            .fit
             .roots
             .first()
             .map_or(Vec3::ZERO, |r| r.source_hip_in(world));
-        for (chain, track) in self.reach.iter().zip(tracks) {
+        for (chain, track) in self.plan.reach.iter().zip(tracks) {
             track.push(world[chain.source_end].w_axis.truncate() - hip);
         }
     }
@@ -58,24 +59,31 @@ impl Retargeter {
         poses: &mut [Pose],
         tracks: &[Vec<Vec3>],
     ) -> Vec<f32> {
-        if self.reach.is_empty() {
+        if self.plan.reach.is_empty() {
             return Vec::new();
         }
         let mut missed = vec![0.0f32; poses.len()];
-        let container = Mat4::from(self.target_container);
+        let container = Mat4::from(self.plan.target_container);
         let turn = rotation_of(container);
-        let scale = self.target_height / self.source_height;
+        let scale = self.plan.target_height / self.plan.source_height;
         let mut world = vec![Mat4::IDENTITY; target.len()];
         let mut rotations = vec![Quat::IDENTITY; target.len()];
-        let longest = self.reach.iter().map(|c| c.joints.len()).max().unwrap_or(0);
+        let longest = self
+            .plan
+            .reach
+            .iter()
+            .map(|c| c.joints.len())
+            .max()
+            .unwrap_or(0);
         let mut points = vec![Vec3::ZERO; longest];
         let mut lengths = vec![0.0f32; longest];
         for (f, pose) in poses.iter_mut().enumerate() {
-            for (chain, track) in self.reach.iter().zip(tracks) {
+            for (chain, track) in self.plan.reach.iter().zip(tracks) {
                 let Some(offset) = track.get(f) else { continue };
                 pose.world_matrices_under(target, container, &mut world);
                 world_rotations_into(target.parents(), turn, &pose.rotations, &mut rotations);
                 let hip = self
+                    .fit
                     .roots
                     .first()
                     .map_or(Vec3::ZERO, |r| r.target_hip_in(&world));

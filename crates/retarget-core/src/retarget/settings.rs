@@ -7,11 +7,11 @@ use super::legs::{ik, options, plant};
 impl Retargeter {
     /// How clips are solved after the frame-by-frame retarget (feet planting, IK, limits).
     pub fn set_solve(&mut self, settings: plant::SolveSettings) {
-        self.solve = settings.sanitized();
+        self.plan_mut().solve = settings.sanitized();
     }
 
     pub fn solve_settings(&self) -> &plant::SolveSettings {
-        &self.solve
+        &self.plan.solve
     }
 
     /// Plants the leg whose foot is target joint `foot` on its contacts, or leaves it to
@@ -24,12 +24,15 @@ impl Retargeter {
 
     /// The legs whose foot is target joint `foot` (the per-leg settings' one lookup).
     fn legs_at(&mut self, foot: usize) -> impl Iterator<Item = &mut ik::LegIk> {
-        self.legs.iter_mut().filter(move |l| l.foot() == foot)
+        self.plan_mut()
+            .legs
+            .iter_mut()
+            .filter(move |l| l.foot() == foot)
     }
 
     /// Which way the leg whose foot is target joint `foot` bends its knee.
     pub fn set_leg_pole(&mut self, foot: usize, pole: options::PoleAt) {
-        let n = self.target_parents.len();
+        let n = self.plan.target_parents.len();
         let pole = match pole {
             options::PoleAt::Joint(j) if j >= n => options::PoleAt::Solved,
             options::PoleAt::Direction(d) if !d.is_finite() || d.length_squared() < 1e-12 => {
@@ -65,7 +68,7 @@ impl Retargeter {
     /// humanoid profile's default.
     pub fn set_joint_limit(&mut self, joint: usize, limit: Option<crate::ik::JointLimit>) {
         let limit = limit.and_then(|l| l.sanitized());
-        for leg in &mut self.legs {
+        for leg in &mut self.plan_mut().legs {
             if let ik::LegKind::Path { joints, limits, .. } = &mut leg.kind {
                 for (j, l) in joints.iter().zip(limits.iter_mut()) {
                     if *j == joint {
@@ -78,8 +81,8 @@ impl Retargeter {
 
     /// Which target joint mirrors which (`core::mirror::twins_of`).
     pub fn set_mirror_twins(&mut self, twins: Vec<usize>) {
-        if twins.len() == self.target_parents.len() {
-            self.mirror_twins = Some(twins);
+        if twins.len() == self.plan.target_parents.len() {
+            self.plan_mut().mirror_twins = Some(twins);
         }
     }
 }

@@ -23,21 +23,21 @@ impl Retargeter {
     ) -> Vec<bool> {
         let mut still = vec![false; target.len()];
         let tracks = clip.tracks();
-        let rigid = self.rigid.is_some()
+        let rigid = self.plan.rigid.is_some()
             && tracks.len() == source.len()
             && tracks.iter().all(|t| t.scale.is_none())
             && source.rest().iter().all(|t| t.scale == Vec3::ONE);
-        if !rigid || self.solve.mirror || !self.reach.is_empty() {
+        if !rigid || self.plan.solve.mirror || !self.plan.reach.is_empty() {
             return still;
         }
-        for &(t, s, copy) in &self.locals.fixed_copies {
+        for &(t, s, copy) in &self.fit.locals.fixed_copies {
             let value = copy.solve(source.rest()[s].translation);
             still[t] = tracks[s].translation.is_none()
                 && value.abs_diff_eq(target.rest()[t].translation, 1e-6)
-                && value.abs_diff_eq(self.target_reference.translations[t], 1e-6);
+                && value.abs_diff_eq(self.plan.target_reference.translations[t], 1e-6);
         }
-        if self.solve.plant_feet {
-            for foot in self.legs.iter().filter_map(|l| l.moved_foot()) {
+        if self.plan.solve.plant_feet {
+            for foot in self.plan.legs.iter().filter_map(|l| l.moved_foot()) {
                 still[foot] = false;
             }
         }
@@ -96,10 +96,10 @@ mod tests {
         for j in 0..s.len() {
             map.for_target_mut(j).unwrap().translation = TranslationMode::Copy;
         }
-        let mut r = Retargeter::new(&s, &reference, &s, &reference, &map).unwrap();
+        let r = Retargeter::new(&s, &reference, &s, &reference, &map).unwrap();
         let walk = clip(&s, 3, None);
         let options = RetargetClipOptions::default();
-        let out = r.retarget_clip(&s, &walk, &s, &options).unwrap();
+        let out = r.retarget_clip(&s, &walk, &s, &options).unwrap().clip;
         let keyed: Vec<usize> = (0..s.len())
             .filter(|&j| out.tracks()[j].translation.is_some())
             .collect();
@@ -109,7 +109,11 @@ mod tests {
             let (mut source, mut solved, mut played) =
                 (Pose::rest(&s), Pose::rest(&s), Pose::rest(&s));
             walk.sample(t, &mut source);
-            r.retarget_pose(&source, &mut solved);
+            r.retarget_pose(
+                &source,
+                &mut solved,
+                &mut crate::retarget::PoseScratch::new(&r),
+            );
             out.sample(t, &mut played);
             let (a, b) = (solved.world_positions(&s), played.world_positions(&s));
             for (j, (a, b)) in a.iter().zip(&b).enumerate() {
@@ -121,7 +125,8 @@ mod tests {
         }
         let out = r
             .retarget_clip(&s, &clip(&s, 3, Some(2)), &s, &options)
-            .unwrap();
+            .unwrap()
+            .clip;
         assert!(out.tracks().iter().all(|t| t.translation.is_some()));
     }
 }

@@ -86,7 +86,7 @@ impl Twist {
 impl super::Retargeter {
     /// The target's twist bones, each with its share of the next joint's roll.
     pub fn twist_bones(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
-        (self.rotations.iter().enumerate()).filter_map(|(j, r)| match r {
+        (self.fit.rotations.iter().enumerate()).filter_map(|(j, r)| match r {
             RotationSolve::Twist(t) => Some((j, t.weight)),
             _ => None,
         })
@@ -96,7 +96,7 @@ impl super::Retargeter {
     /// segment starts with, 1: it turns with the next joint), clamped to 0..=1. Other joints
     /// and non-finite weights are ignored.
     pub fn set_twist_weight(&mut self, joint: usize, weight: f32) {
-        if let Some(RotationSolve::Twist(t)) = self.rotations.get_mut(joint)
+        if let Some(RotationSolve::Twist(t)) = self.fit.rotations.get_mut(joint)
             && weight.is_finite()
         {
             t.weight = weight.clamp(0.0, 1.0);
@@ -118,7 +118,7 @@ impl super::Retargeter {
     }
 
     pub(super) fn has_twists(&self) -> bool {
-        (self.rotations.iter()).any(|r| matches!(r, RotationSolve::Twist(_)))
+        (self.fit.rotations.iter()).any(|r| matches!(r, RotationSolve::Twist(_)))
     }
 
     /// [`Self::settle_twists`] on one pose, with `world` (one rotation per target joint) as
@@ -131,15 +131,15 @@ impl super::Retargeter {
     ) {
         let parents = target.parents();
         for j in 0..target.len() {
-            let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
+            let up = parents[j].map_or(self.plan.target_container_rotation, |p| world[p]);
             world[j] = up * pose.rotations[j];
         }
-        for (j, r) in self.rotations.iter().enumerate() {
+        for (j, r) in self.fit.rotations.iter().enumerate() {
             let RotationSolve::Twist(twist) = r else {
                 continue;
             };
             let turned = twist.world_from(|l| world[l.target] * l.reference_inverse);
-            let up = parents[j].map_or(self.target_container_rotation, |p| world[p]);
+            let up = parents[j].map_or(self.plan.target_container_rotation, |p| world[p]);
             pose.rotations[j] = (up.inverse() * turned).normalize();
             for c in target.children(j) {
                 pose.rotations[c] = (turned.inverse() * world[c]).normalize();
@@ -399,10 +399,10 @@ mod tests {
         let (source, _) = arm(Layout::None);
         for (layout, twist_joint, share) in [(Layout::Beside, 5, 0.75), (Layout::Inside, 3, 0.5)] {
             let (target, labels) = arm(layout);
-            let mut r = retargeter(&source, &target, &labels);
+            let r = retargeter(&source, &target, &labels);
             let pose = posed(&source, 80.0);
             let mut out = Pose::rest(&target);
-            r.retarget_pose(&pose, &mut out);
+            r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
             let worlds = out.world_matrices(&target);
             let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
             let at = |j: usize| worlds[j].w_axis.truncate();
@@ -442,7 +442,11 @@ mod tests {
         for (weight, share) in [(0.0, 0.0), (1.0, 1.0), (3.0, 1.0), (0.25, 0.25)] {
             r.set_twist_weight(5, weight);
             let mut out = Pose::rest(&target);
-            r.retarget_pose(&posed(&source, 80.0), &mut out);
+            r.retarget_pose(
+                &posed(&source, 80.0),
+                &mut out,
+                &mut crate::retarget::PoseScratch::new(&r),
+            );
             let worlds = out.world_matrices(&target);
             let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
             let roll = roll_between(rot(2), rot(5), Vec3::X);
@@ -465,11 +469,11 @@ mod tests {
             .collect();
         defs.push(JointDef::new("upperarm_twist_01", Some(1), t(0.06)));
         let target = Skeleton::new("arm", glam::Mat4::IDENTITY, defs).unwrap();
-        let mut r = retargeter(&source, &target, &labels);
+        let r = retargeter(&source, &target, &labels);
         let mut pose = Pose::rest(&source);
         pose.rotations[1] = Quat::from_rotation_x(60f32.to_radians());
         let mut out = Pose::rest(&target);
-        r.retarget_pose(&pose, &mut out);
+        r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
         let worlds = out.world_matrices(&target);
         let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
         let roll = roll_between(rot(0), rot(5), Vec3::X);

@@ -30,7 +30,8 @@ impl Default for RigOptions {
 /// One clip as the runtime plays it.
 pub(super) struct ClipRig {
     pub compiled: CompiledClip,
-    /// The retargeter fitted to this clip (feet tilt, floors), as `retarget_clip` fits it.
+    /// The pair's plan fitted to this clip (feet tilt, floors), as `retarget_clip` fits
+    /// its copy: the plan is shared, the fit is this clip's.
     pub solver: Retargeter,
     pub plants: Option<PlantTrack>,
 }
@@ -63,17 +64,19 @@ impl RigPair {
         options: RigOptions,
     ) -> Result<Self, RetargetError> {
         let clip_options = RetargetClipOptions { fps: options.fps };
+        // One plan for every clip (the settings set once, before any clip shares it); each
+        // clip keeps only its fit.
+        let mut plan = retargeter.clone();
+        let mut settings = *plan.solve_settings();
+        settings.plant_feet = options.ik;
+        plan.set_solve(settings);
         let clips = clips
             .iter()
             .map(|clip| {
-                let mut solver = retargeter.clone();
-                let mut settings = *solver.solve_settings();
-                settings.plant_feet = options.ik;
-                solver.set_solve(settings);
+                let solver = plan.fitted_to(source, clip);
                 let plants = if options.ik {
                     solver.plant_track(source, clip, target, &clip_options)?
                 } else {
-                    solver.fit_clip(source, clip);
                     None
                 };
                 Ok(ClipRig {

@@ -89,7 +89,7 @@ pub(super) fn solve<'s>(
     c.compiled.sample(time, cursor, &mut scratch.source);
     let target = &mut scratch.target;
     c.solver
-        .retarget_pose_with(&scratch.source, target, &mut scratch.pose);
+        .retarget_pose(&scratch.source, target, &mut scratch.pose);
     let ik = flags.contains(Flags::IK) && !flags.contains(Flags::LOW_DETAIL);
     if let (true, Some(plants)) = (ik, &c.plants) {
         c.solver

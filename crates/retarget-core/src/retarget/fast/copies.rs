@@ -156,7 +156,7 @@ mod tests {
         for j in 0..from.len() {
             map.for_target_mut(j).unwrap().translation = TranslationMode::Copy;
         }
-        let mut local = Retargeter::new(
+        let local = Retargeter::new(
             &from,
             &reference(&from, false),
             &to,
@@ -164,15 +164,16 @@ mod tests {
             &map,
         )
         .unwrap();
-        assert!(local.rigid.is_some());
+        assert!(local.plan.rigid.is_some());
         let taken = local
+            .plan
             .translations
             .iter()
             .filter(|t| t.local.is_some())
             .count();
         assert_eq!(taken, from.len() - 1);
         let mut world = local.clone();
-        world.rigid = None;
+        world.plan_mut().rigid = None;
         let mut pose = Pose::rest(&from);
         for j in 0..from.len() {
             let k = j as f32;
@@ -180,8 +181,16 @@ mod tests {
             pose.translations[j] += Vec3::new(0.01 * k, -0.02, 0.03 * k);
         }
         let (mut a, mut b) = (Pose::rest(&to), Pose::rest(&to));
-        local.retarget_pose(&pose, &mut a);
-        world.retarget_pose(&pose, &mut b);
+        local.retarget_pose(
+            &pose,
+            &mut a,
+            &mut crate::retarget::PoseScratch::new(&local),
+        );
+        world.retarget_pose(
+            &pose,
+            &mut b,
+            &mut crate::retarget::PoseScratch::new(&world),
+        );
         for (x, y) in a.translations.iter().zip(&b.translations) {
             assert!(
                 x.abs_diff_eq(*y, 1e-5 * (1.0 + y.length())),
@@ -191,8 +200,16 @@ mod tests {
         assert_eq!(a.rotations, b.rotations);
         // A scaled source joint makes the frame take the world solve.
         pose.scales[3] = Vec3::new(1.0, 2.0, 1.0);
-        local.retarget_pose(&pose, &mut a);
-        world.retarget_pose(&pose, &mut b);
+        local.retarget_pose(
+            &pose,
+            &mut a,
+            &mut crate::retarget::PoseScratch::new(&local),
+        );
+        world.retarget_pose(
+            &pose,
+            &mut b,
+            &mut crate::retarget::PoseScratch::new(&world),
+        );
         assert_eq!(a, b);
     }
 
@@ -215,10 +232,10 @@ mod tests {
         }
         for rigid in [true, false] {
             if !rigid {
-                r.rigid = None;
+                r.plan_mut().rigid = None;
             }
             let mut out = Pose::rest(&rig);
-            r.retarget_pose(&pose, &mut out);
+            r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
             for j in 1..rig.len() {
                 let (got, want) = (out.translations[j], rig.bind()[j].translation);
                 assert!(got.abs_diff_eq(want, 1e-5), "joint {j}: {got} for {want}");

@@ -162,10 +162,10 @@ mod tests {
 
     #[test]
     fn the_shortcuts_give_chain_world_s_pose_bit_for_bit() {
-        let (s, mut fast) = copying();
-        assert!(fast.target_memo);
+        let (s, fast) = copying();
+        assert!(fast.plan.target_memo);
         let mut slow = fast.clone();
-        slow.target_memo = false;
+        slow.plan_mut().target_memo = false;
         let mut pose = Pose::rest(&s);
         for j in 0..s.len() {
             let k = j as f32;
@@ -173,8 +173,8 @@ mod tests {
             pose.translations[j] += Vec3::new(0.01 * k, -0.02, 0.03 * k);
         }
         let (mut a, mut b) = (Pose::rest(&s), Pose::rest(&s));
-        fast.retarget_pose(&pose, &mut a);
-        slow.retarget_pose(&pose, &mut b);
+        fast.retarget_pose(&pose, &mut a, &mut crate::retarget::PoseScratch::new(&fast));
+        slow.retarget_pose(&pose, &mut b, &mut crate::retarget::PoseScratch::new(&slow));
         assert_eq!(a, b);
         assert!(a.translations[4].distance(Pose::rest(&s).translations[4]) > 1e-3);
     }

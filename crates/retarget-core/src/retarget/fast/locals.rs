@@ -110,24 +110,25 @@ impl Retargeter {
 
     /// The plan, with the local forms or (`false`, to test them against) without.
     fn plan_with(&mut self, local_forms: bool) {
-        let n = self.target_parents.len();
+        let n = self.plan.target_parents.len();
         let solves: Vec<LocalSolve> = (0..n)
             .map(|j| match local_forms {
                 true => self.local_solve(j),
                 false => LocalSolve::World,
             })
             .collect();
-        let k = self.roots.first().map_or(1.0, |r| r.scale);
-        let rigid = self.rigid;
-        let parent_offset = |p: usize, sp: usize| match self.rotations[p] {
+        let k = self.fit.roots.first().map_or(1.0, |r| r.scale);
+        let rigid = self.plan.rigid;
+        let parent_offset = |p: usize, sp: usize| match self.fit.rotations[p] {
             RotationSolve::Mapped { source, offset }
-                if source == sp && self.root_at[p].is_none() =>
+                if source == sp && self.plan.root_at[p].is_none() =>
             {
                 Some(offset)
             }
             _ => None,
         };
         let fixed: Vec<Option<FixedCopy>> = self
+            .plan
             .translations
             .iter()
             .map(|t| {
@@ -143,13 +144,13 @@ impl Retargeter {
                 })
             })
             .collect();
-        let fixed_copies = (self.translations.iter().zip(&fixed))
+        let fixed_copies = (self.plan.translations.iter().zip(&fixed))
             .filter_map(|(t, f)| Some((t.target, *t.source_chain.last()?, (*f)?)))
             .collect();
         let copies = |above: bool, all: bool| {
             (0..fixed.len())
                 .filter(|&i| all || fixed[i].is_none())
-                .filter(|&i| self.translations[i].above_pelvis == above)
+                .filter(|&i| self.plan.translations[i].above_pelvis == above)
                 .collect()
         };
         let other_copies = [copies(true, false), copies(false, false)];
@@ -187,23 +188,23 @@ impl Retargeter {
         }
         plan.turns = Turns::new(&turns);
         plan.solves = solves;
-        self.locals = plan;
+        self.fit.locals = plan;
     }
 
     /// Target joint `j`'s local form.
     fn local_solve(&self, j: usize) -> LocalSolve {
-        if self.root_at[j].is_some() {
+        if self.plan.root_at[j].is_some() {
             return LocalSolve::World;
         }
-        let (oj, s) = match self.rotations[j] {
+        let (oj, s) = match self.fit.rotations[j] {
             RotationSolve::Keep => {
-                return LocalSolve::Fixed(self.target_reference.rotations[j].normalize());
+                return LocalSolve::Fixed(self.plan.target_reference.rotations[j].normalize());
             }
             RotationSolve::Mapped { source, offset } => (offset, source),
             RotationSolve::Between { .. } | RotationSolve::Twist(_) => return LocalSolve::World,
         };
-        let parent = self.target_parents[j];
-        let parent_solve = parent.map(|p| (self.rotations[p], self.root_at[p]));
+        let parent = self.plan.target_parents[j];
+        let parent_solve = parent.map(|p| (self.fit.rotations[p], self.plan.root_at[p]));
         let Some((
             RotationSolve::Mapped {
                 source: sp,
@@ -224,7 +225,7 @@ impl Retargeter {
             }
             path[len] = at;
             len += 1;
-            match self.source_parents[at] {
+            match self.plan.source_parents[at] {
                 Some(up) => at = up,
                 None => return LocalSolve::World,
             }
@@ -249,17 +250,17 @@ impl Retargeter {
         solves: &[LocalSolve],
         fixed: &[Option<FixedCopy>],
     ) -> (Vec<bool>, [Vec<usize>; 2]) {
-        let mut target = vec![false; self.target_parents.len()];
-        let mut source = vec![false; self.source_parents.len()];
+        let mut target = vec![false; self.plan.target_parents.len()];
+        let mut source = vec![false; self.plan.source_parents.len()];
         for (j, solve) in solves.iter().enumerate() {
             if *solve != LocalSolve::World {
                 continue;
             }
             target[j] = true;
-            if let Some(p) = self.target_parents[j] {
+            if let Some(p) = self.plan.target_parents[j] {
                 target[p] = true;
             }
-            match self.rotations[j] {
+            match self.fit.rotations[j] {
                 RotationSolve::Mapped { source: s, .. } => source[s] = true,
                 RotationSolve::Between {
                     low_source,
@@ -274,24 +275,24 @@ impl Retargeter {
             }
         }
         let (mut rigid, mut other) = (source.clone(), source);
-        for (t, f) in self.translations.iter().zip(fixed) {
+        for (t, f) in self.plan.translations.iter().zip(fixed) {
             if let (Some(c), None) = (t.local, f) {
                 target[c.target_parent] = true;
                 rigid[c.source_parent] = true;
             }
         }
         for (marked, placed) in [
-            (&mut rigid, &self.source_placed_rigid),
-            (&mut other, &self.source_placed),
+            (&mut rigid, &self.plan.source_placed_rigid),
+            (&mut other, &self.plan.source_placed),
         ] {
             for &j in placed {
-                if let Some(p) = self.source_parents[j] {
+                if let Some(p) = self.plan.source_parents[j] {
                     marked[p] = true;
                 }
             }
-            close_upwards(marked, &self.source_parents);
+            close_upwards(marked, &self.plan.source_parents);
         }
-        close_upwards(&mut target, &self.target_parents);
+        close_upwards(&mut target, &self.plan.target_parents);
         let order = |m: &[bool]| (0..m.len()).filter(|&j| m[j]).collect();
         (target, [order(&rigid), order(&other)])
     }
@@ -304,10 +305,10 @@ impl Retargeter {
         locals: &[Quat],
         out: &mut [Quat],
     ) {
-        for &j in &self.locals.source_world[usize::from(!rigid)] {
-            out[j] = match self.source_parents[j] {
+        for &j in &self.fit.locals.source_world[usize::from(!rigid)] {
+            out[j] = match self.plan.source_parents[j] {
                 Some(p) => out[p],
-                None => self.source_container_rotation,
+                None => self.plan.source_container_rotation,
             } * locals[j];
         }
     }
@@ -324,7 +325,7 @@ impl Retargeter {
         source_world: &[Quat],
         target_world: &mut [Quat],
     ) {
-        let plan = &self.locals;
+        let plan = &self.fit.locals;
         let locals = &source.rotations;
         plan.turns.solve(locals, &mut target.rotations);
         for &(t, path, len, before, after) in &plan.long_turns {
@@ -338,9 +339,9 @@ impl Retargeter {
             target.rotations[t] = q;
         }
         for &(i, solved_here) in &plan.world_order {
-            let parent = match self.target_parents[i] {
+            let parent = match self.plan.target_parents[i] {
                 Some(p) => target_world[p],
-                None => self.target_container_rotation,
+                None => self.plan.target_container_rotation,
             };
             if solved_here {
                 let world = self.world_rotation(i, placed, parent, source_world);
@@ -360,8 +361,8 @@ impl Retargeter {
         parent_world: Quat,
         source_world: &[Quat],
     ) -> Quat {
-        let world = match self.rotations[i] {
-            RotationSolve::Keep => parent_world * self.target_reference.rotations[i],
+        let world = match self.fit.rotations[i] {
+            RotationSolve::Keep => parent_world * self.plan.target_reference.rotations[i],
             RotationSolve::Mapped { source, offset } => source_world[source] * offset,
             RotationSolve::Between {
                 low_source,
@@ -380,8 +381,8 @@ impl Retargeter {
             }
             RotationSolve::Twist(twist) => twist.world(source_world),
         };
-        match self.root_at[i] {
-            Some(k) => self.roots[k].hip_line_turn(placed, world),
+        match self.plan.root_at[i] {
+            Some(k) => self.fit.roots[k].hip_line_turn(placed, world),
             None => world,
         }
     }
@@ -490,12 +491,20 @@ mod tests {
     }
 
     /// Both forms solve `source` the same, within float noise.
-    fn assert_same(mut local: Retargeter, source: &Pose, target: &Skeleton) {
+    fn assert_same(local: Retargeter, source: &Pose, target: &Skeleton) {
         let mut world = local.clone();
         world.plan_with(false);
         let (mut a, mut b) = (Pose::rest(target), Pose::rest(target));
-        local.retarget_pose(source, &mut a);
-        world.retarget_pose(source, &mut b);
+        local.retarget_pose(
+            source,
+            &mut a,
+            &mut crate::retarget::PoseScratch::new(&local),
+        );
+        world.retarget_pose(
+            source,
+            &mut b,
+            &mut crate::retarget::PoseScratch::new(&world),
+        );
         for j in 0..target.len() {
             let (x, y) = (a.rotations[j], b.rotations[j]);
             let same = x.abs_diff_eq(y, 1e-5) || x.abs_diff_eq(-y, 1e-5);
@@ -542,6 +551,7 @@ mod tests {
         let map = BoneMap::new(pairs);
         let r = Retargeter::new(&from, &reference(&from), &to, &reference(&to), &map).unwrap();
         let kinds: Vec<&str> = r
+            .fit
             .locals
             .solves
             .iter()
@@ -585,10 +595,10 @@ mod tests {
             map.for_target_mut(j).unwrap().translation = TranslationMode::Copy;
         }
         let r = Retargeter::new(&from, &reference(&from), &to, &reference(&to), &map).unwrap();
-        let fixed = r.locals.fixed_copies.len();
+        let fixed = r.fit.locals.fixed_copies.len();
         assert_eq!(fixed, from.len() - 1, "every joint under the root");
         // Turned by the parent's axes, except under the root, whose axes are the source's.
-        for &(t, _, c) in &r.locals.fixed_copies {
+        for &(t, _, c) in &r.fit.locals.fixed_copies {
             assert_eq!(c.turn.is_some(), from.parents()[t] != Some(0), "joint {t}");
         }
         assert_same(r, &posed(&from), &to);

@@ -126,7 +126,7 @@ impl Retargeter {
         let Some(goals) = self.plant_goals(poses, times, tracks, &mut report) else {
             return report;
         };
-        if self.solve.lower_hips {
+        if self.plan.solve.lower_hips {
             let drops = self.hip_drops(poses, &goals, self.blend_frames(times));
             report.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
             if let Some(hips) = self.hips_chain() {
@@ -151,7 +151,7 @@ impl Retargeter {
         }
         let fps = (frames - 1) as f32 / (times[frames - 1] - times[0]).max(1e-6);
         // At most the clip's length (a project may say anything: `as` saturates).
-        ((self.solve.blend_secs * fps).round() as usize).min(frames)
+        ((self.plan.solve.blend_secs * fps).round() as usize).min(frames)
     }
 
     /// Per leg and frame, where the foot is to go (`None`: where the solve put it), with
@@ -164,13 +164,13 @@ impl Retargeter {
         tracks: &[Vec<Vec3>],
         report: &mut PlantReport,
     ) -> Option<Vec<Vec<Option<Vec3>>>> {
-        let settings = &self.solve;
-        if !settings.plant_feet || self.legs.is_empty() || poses.len() < 2 {
+        let settings = &self.plan.solve;
+        if !settings.plant_feet || self.plan.legs.is_empty() || poses.len() < 2 {
             return None;
         }
-        if self.same_rig {
+        if self.plan.same_rig {
             // One body: its clip comes back as it is; the contacts are still shown.
-            for (leg, track) in self.legs.iter().zip(tracks) {
+            for (leg, track) in self.plan.legs.iter().zip(tracks) {
                 report
                     .contacts
                     .push((leg.foot(), self.leg_contacts(leg, track, times)));
@@ -180,16 +180,16 @@ impl Retargeter {
         let frames = poses.len();
         let blend = self.blend_frames(times);
         // The solved feet, per leg and frame (down their own root paths only).
-        let mut feet = vec![Vec::with_capacity(frames); self.legs.len()];
+        let mut feet = vec![Vec::with_capacity(frames); self.plan.legs.len()];
         for pose in poses.iter() {
-            for (leg, track) in self.legs.iter().zip(&mut feet) {
-                let at = chain_world(self.target_container, &leg.foot_chain, pose);
+            for (leg, track) in self.plan.legs.iter().zip(&mut feet) {
+                let at = chain_world(self.plan.target_container, &leg.foot_chain, pose);
                 track.push(Vec3::from(at.translation));
             }
         }
-        let floor = self.roots.first().map(|r| r.target_floor);
-        let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.legs.len());
-        for ((leg, track), solved) in self.legs.iter().zip(tracks).zip(&feet) {
+        let floor = self.fit.roots.first().map(|r| r.target_floor);
+        let mut goals: Vec<Vec<Option<Vec3>>> = Vec::with_capacity(self.plan.legs.len());
+        for ((leg, track), solved) in self.plan.legs.iter().zip(tracks).zip(&feet) {
             let contacts = self.leg_contacts(leg, track, times);
             if !leg.planted {
                 report.contacts.push((leg.foot(), contacts));
@@ -201,15 +201,15 @@ impl Retargeter {
             // left one foot 19 mm above the source's and the other 11 below).
             let lowest = track.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
             let ground = floor.map(|f| (f + leg.rest_lift, lowest));
-            let stride = self.roots.first().map(|r| r.scale);
-            let sizes = Sizes::new(self.source_height, self.target_height, stride);
+            let stride = self.fit.roots.first().map(|r| r.scale);
+            let sizes = Sizes::new(self.plan.source_height, self.plan.target_height, stride);
             let holds = self.leg_holds(leg, track, times, &contacts);
             let mut goal = eased_goals(solved, track, sizes, ground, &holds, blend);
             if let (true, Some(floor)) = (settings.floor, floor) {
                 // A dip of under 1 % of the height is the clip's own (its floor is where
                 // its feet stand at rest, not the lowest they reach); deeper, the foot
                 // goes through the floor and is lifted onto it.
-                let through = floor - FLOOR_TOLERANCE * self.target_height;
+                let through = floor - FLOOR_TOLERANCE * self.plan.target_height;
                 for (g, s) in goal.iter_mut().zip(solved) {
                     if s.y < through || g.is_some_and(|g| g.y < through) {
                         let mut p = g.unwrap_or(*s);
@@ -235,11 +235,11 @@ impl Retargeter {
         placed: &[usize],
         scratch: &mut super::super::PlantScratch,
     ) {
-        if (0..self.legs.len()).all(|l| goal(l).is_none()) {
+        if (0..self.plan.legs.len()).all(|l| goal(l).is_none()) {
             return;
         }
-        let container = Mat4::from(self.target_container);
-        let turn = self.target_container_rotation;
+        let container = Mat4::from(self.plan.target_container);
+        let turn = self.plan.target_container_rotation;
         let super::super::PlantScratch {
             world,
             rotations,
@@ -264,11 +264,13 @@ impl Retargeter {
             }
         };
         world_rotations(pose, rotations);
-        for (l, leg) in self.legs.iter().enumerate() {
+        for (l, leg) in self.plan.legs.iter().enumerate() {
             let foot = world[leg.foot()].w_axis.truncate();
             // A goal where the solved foot already is (a floor that was not crossed):
             // nothing to solve.
-            if let Some(goal) = goal(l).filter(|g| g.distance(foot) > 1e-5 * self.target_height) {
+            if let Some(goal) =
+                goal(l).filter(|g| g.distance(foot) > 1e-5 * self.plan.target_height)
+            {
                 self.solve_leg(target, leg, goal, pose, world, rotations, points);
                 // The next leg may hang from what this one turned (not on any rig here).
                 world_rotations(pose, rotations);
@@ -279,7 +281,7 @@ impl Retargeter {
     /// The joints a leg's solve reads the world transform or rotation of, with their
     /// ancestors, in index order (a parent's index is below its children's).
     pub(in crate::retarget) fn placed_for_legs(&self) -> Vec<usize> {
-        let parents = &self.target_parents;
+        let parents = &self.plan.target_parents;
         let mut placed = vec![false; parents.len()];
         let mut place = |joint: usize| {
             let mut at = Some(joint).filter(|&j| j < parents.len());
@@ -288,7 +290,7 @@ impl Retargeter {
                 at = parents[j];
             }
         };
-        for leg in &self.legs {
+        for leg in &self.plan.legs {
             match &leg.kind {
                 LegKind::Path { joints, .. } => joints.iter().for_each(|&j| place(j)),
                 LegKind::Detached {
@@ -299,7 +301,7 @@ impl Retargeter {
                 place(j);
             }
         }
-        if let Some(pelvis) = self.roots.first().map(|r| r.pelvis()) {
+        if let Some(pelvis) = self.fit.roots.first().map(|r| r.pelvis()) {
             place(pelvis);
         }
         (0..parents.len()).filter(|&j| placed[j]).collect()
@@ -313,7 +315,7 @@ impl Retargeter {
         goals: &[Vec<Option<Vec3>>],
         blend: usize,
     ) -> Vec<f32> {
-        if self.roots.is_empty() {
+        if self.fit.roots.is_empty() {
             return vec![0.0; poses.len()];
         }
         let need: Vec<f32> = poses
@@ -323,13 +325,14 @@ impl Retargeter {
                 if goals.iter().all(|g| g[f].is_none()) {
                     return 0.0;
                 }
-                self.legs
+                self.plan
+                    .legs
                     .iter()
                     .zip(goals)
                     .filter_map(|(leg, g)| {
-                        let top = chain_world(self.target_container, &leg.top_chain, pose);
+                        let top = chain_world(self.plan.target_container, &leg.top_chain, pose);
                         let top = Vec3::from(top.translation);
-                        drop_to_reach(top, g[f]?, leg.reach() * self.solve.max_extension)
+                        drop_to_reach(top, g[f]?, leg.reach() * self.plan.solve.max_extension)
                     })
                     .fold(0.0, f32::max)
             })
@@ -339,8 +342,8 @@ impl Retargeter {
 
     /// The pelvis and the root path above it (its parent's), which a hip drop moves.
     pub(in crate::retarget) fn hips_chain(&self) -> Option<(usize, Vec<usize>)> {
-        let pelvis = self.roots.first()?.pelvis();
-        let mut above = chain_to_root(&self.target_parents, pelvis);
+        let pelvis = self.fit.roots.first()?.pelvis();
+        let mut above = chain_to_root(&self.plan.target_parents, pelvis);
         above.pop();
         Some((pelvis, above))
     }
@@ -356,7 +359,7 @@ impl Retargeter {
             return;
         }
         let (pelvis, above) = hips;
-        let parent = chain_world(self.target_container, above, pose);
+        let parent = chain_world(self.plan.target_container, above, pose);
         pose.translations[*pelvis] += parent
             .inverse()
             .transform_vector3(Vec3::new(0.0, -drop, 0.0));
@@ -374,10 +377,10 @@ impl Retargeter {
         points: &mut [Vec3],
     ) {
         let at = |j: usize| world[j].w_axis.truncate();
-        let pelvis = self.roots.first().map(|r| r.pelvis());
+        let pelvis = self.fit.roots.first().map(|r| r.pelvis());
         let parent_turn = |j: usize| {
             target.parents()[j].map_or_else(
-                || rotation_of(Mat4::from(self.target_container)),
+                || rotation_of(Mat4::from(self.plan.target_container)),
                 |p| rotations[p],
             )
         };
@@ -399,7 +402,7 @@ impl Retargeter {
                     let (knee, end) = two_bone::solve(root, goal, lengths[0], lengths[1], pole);
                     solved[1] = knee;
                     solved[2] = end;
-                } else if let (Some(cache), true) = (cache, self.solve.ik_cache) {
+                } else if let (Some(cache), true) = (cache, self.plan.solve.ik_cache) {
                     let pole = pole_of(leg.pole, bend_of(solved), root, world, pelvis);
                     cache.solve_into(root, goal, pole, solved);
                 } else {
@@ -407,7 +410,7 @@ impl Retargeter {
                 }
                 // The solved rotations, which the limits widen to (legs of up to 8 joints).
                 let mut original = [Quat::IDENTITY; 8];
-                let limited = self.solve.limits && n <= original.len();
+                let limited = self.plan.solve.limits && n <= original.len();
                 for (o, &j) in original.iter_mut().zip(joints) {
                     *o = pose.rotations[j];
                 }
@@ -445,8 +448,8 @@ impl Retargeter {
                     thigh_turn * parent_turn(*lower)
                 };
                 pose.rotations[*lower] = (lower_parent.inverse() * lower_world).normalize();
-                let foot_parent =
-                    target.parents()[*foot].map_or(Mat4::from(self.target_container), |p| world[p]);
+                let foot_parent = target.parents()[*foot]
+                    .map_or(Mat4::from(self.plan.target_container), |p| world[p]);
                 pose.translations[*foot] = foot_parent.inverse().transform_point3(goal);
             }
         }
@@ -465,7 +468,7 @@ impl Retargeter {
             let Some(limit) = limits[k] else { continue };
             let j = joints[k];
             let bone = pose.translations[joints[k + 1]];
-            let reference = self.target_reference.rotations[j];
+            let reference = self.plan.target_reference.rotations[j];
             let limit = limit.widened_to(reference, original[k], bone);
             pose.rotations[j] = limit.clamp(reference, pose.rotations[j], bone);
         }
@@ -491,8 +494,8 @@ impl Retargeter {
         if let Some(spans) = &leg.spans {
             return spans_to_contacts(spans, times);
         }
-        let limits = leg.contacts.as_ref().unwrap_or(&self.solve.contacts);
-        detect(track, times, self.source_height, limits)
+        let limits = leg.contacts.as_ref().unwrap_or(&self.plan.solve.contacts);
+        detect(track, times, self.plan.source_height, limits)
     }
 
     /// Each contact of `leg_contacts` with the frame its hold begins: a detected one from
@@ -505,10 +508,10 @@ impl Retargeter {
         times: &[f32],
         contacts: &[FootContact],
     ) -> Vec<Hold> {
-        let limits = leg.contacts.as_ref().unwrap_or(&self.solve.contacts);
+        let limits = leg.contacts.as_ref().unwrap_or(&self.plan.solve.contacts);
         let from = match leg.spans {
             Some(_) => contacts.iter().map(|c| c.start).collect(),
-            None => settled_from(track, times, self.source_height, limits, contacts),
+            None => settled_from(track, times, self.plan.source_height, limits, contacts),
         };
         let hold = |(&contact, from)| Hold { contact, from };
         contacts.iter().zip(from).map(hold).collect()
