@@ -5,31 +5,17 @@ use crate::core::quality::{Report, Thresholds};
 use crate::session::{Session, Side};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
-    #[arg(long)]
-    pub source: Option<PathBuf>,
-    /// The character to animate (GLB/glTF/VRM); optional with --project.
-    #[arg(long)]
-    pub target: Option<PathBuf>,
-    /// A project file (map, reference poses); without one the map is automatic.
-    #[arg(long)]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub open: super::OpenArgs,
     /// The clip to check (default: the project's, else the first).
     #[arg(long)]
     pub clip: Option<String>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
-    #[arg(long, value_parser = super::parse_unit)]
-    pub unit: Option<crate::core::Unit>,
-    /// BVH source: its up axis instead of the detected one.
-    #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
-    pub up: Option<crate::core::Axis>,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
@@ -125,18 +111,8 @@ fn unmapped_chains(session: &Session) -> Vec<String> {
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
-    let options = crate::io::ImportOptions {
-        unit: args.unit,
-        up: args.up,
-    };
     let progress = super::progress::Progress::new(args.quiet);
-    let mut session = super::open_session(
-        args.project.as_deref(),
-        args.source.as_deref(),
-        args.target.as_deref(),
-        &options,
-        &progress,
-    )?;
+    let mut session = args.open.session(&progress)?;
     args.solve.apply(&mut session);
     let clip = session.source_clip(args.clip.as_deref())?.name.clone();
     progress.step(format!("checking clip '{clip}'"))?;

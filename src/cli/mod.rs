@@ -109,6 +109,46 @@ pub struct SideArgs {
     /// The character to animate (GLB/glTF/VRM).
     #[arg(long)]
     pub target: PathBuf,
+    #[command(flatten)]
+    pub bvh: BvhArgs,
+}
+
+/// The files a command opens: a project, or a source and a target (or both, the files
+/// overriding the project's).
+#[derive(clap::Args, Debug, Default)]
+pub struct OpenArgs {
+    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// The character to animate (GLB/glTF/VRM); optional with --project.
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// A project file (map, reference poses); without one the map is automatic.
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub bvh: BvhArgs,
+}
+
+impl OpenArgs {
+    /// The session of these files (see [`open_session`]).
+    pub fn session(
+        &self,
+        progress: &progress::Progress,
+    ) -> anyhow::Result<crate::session::Session> {
+        open_session(
+            self.project.as_deref(),
+            self.source.as_deref(),
+            self.target.as_deref(),
+            &self.bvh.import_options(),
+            progress,
+        )
+    }
+}
+
+/// What a BVH file does not say for sure, set by hand.
+#[derive(clap::Args, Debug, Default)]
+pub struct BvhArgs {
     /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
     #[arg(long, value_parser = parse_unit)]
     pub unit: Option<Unit>,
@@ -117,12 +157,18 @@ pub struct SideArgs {
     pub up: Option<Axis>,
 }
 
-impl SideArgs {
+impl BvhArgs {
     pub fn import_options(&self) -> crate::io::ImportOptions {
         crate::io::ImportOptions {
             unit: self.unit,
             up: self.up,
         }
+    }
+}
+
+impl SideArgs {
+    pub fn import_options(&self) -> crate::io::ImportOptions {
+        self.bvh.import_options()
     }
 }
 

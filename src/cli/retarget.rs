@@ -3,7 +3,7 @@
 
 use super::interrupt::Interrupted;
 use super::progress::Progress;
-use crate::session::{ExportFormat, ExportJob, KeyReduction, Session, SessionError};
+use crate::session::{ExportFormat, ExportJob, KeyReduction, SessionError};
 use anyhow::bail;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,21 +11,14 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RetargetArgs {
-    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
-    #[arg(long)]
-    pub source: Option<PathBuf>,
-    /// The character to animate (GLB/glTF/VRM); optional with --project.
-    #[arg(long)]
-    pub target: Option<PathBuf>,
+    #[command(flatten)]
+    pub open: super::OpenArgs,
     /// The clip to retarget (default: the project's, else the first).
     #[arg(long, conflicts_with = "all_clips")]
     pub clip: Option<String>,
     /// Retarget every clip of the source.
     #[arg(long)]
     pub all_clips: bool,
-    /// A project file (map, reference poses); without one the map is automatic.
-    #[arg(long)]
-    pub project: Option<PathBuf>,
     /// Output file: .glb (the target with the clips added) or .bvh.
     #[arg(long)]
     pub out: PathBuf,
@@ -44,12 +37,6 @@ pub struct RetargetArgs {
     /// Root motion: hips-scaled (default), copy (unscaled) or in-place.
     #[arg(long, value_parser = parse_root_motion)]
     pub root_motion: Option<crate::core::TranslationMode>,
-    /// BVH source: its length unit (m, dm, cm, mm, in, cmu) instead of the detected one.
-    #[arg(long, value_parser = super::parse_unit)]
-    pub unit: Option<crate::core::Unit>,
-    /// BVH source: its up axis instead of the detected one.
-    #[arg(long, value_parser = super::parse_axis, allow_hyphen_values = true)]
-    pub up: Option<crate::core::Axis>,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
@@ -66,24 +53,10 @@ fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
     }
 }
 
-fn open_session(args: &RetargetArgs, progress: &Progress) -> anyhow::Result<Session> {
-    let options = crate::io::ImportOptions {
-        unit: args.unit,
-        up: args.up,
-    };
-    super::open_session(
-        args.project.as_deref(),
-        args.source.as_deref(),
-        args.target.as_deref(),
-        &options,
-        progress,
-    )
-}
-
 pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     let started = Instant::now();
     let progress = Progress::new(args.quiet);
-    let mut session = open_session(args, &progress)?;
+    let mut session = args.open.session(&progress)?;
     args.solve.apply(&mut session);
     let clips: Vec<Option<String>> = if args.all_clips {
         session

@@ -78,6 +78,18 @@ pub enum ImageMime {
 }
 
 impl ImageMime {
+    /// The codec from the image's first bytes (a declared mime type can be wrong); `None`
+    /// for what we do not decode.
+    pub fn sniff(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some(ImageMime::Png)
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            Some(ImageMime::Jpeg)
+        } else {
+            None
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ImageMime::Png => "image/png",

@@ -13,14 +13,10 @@ fn p(path: &Path) -> &str {
 
 fn world_frames(s: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
     let n = clip.frame_count();
-    (0..n)
-        .map(|k| {
-            let t = clip.start_secs() + clip.duration_secs() * k as f32 / (n - 1).max(1) as f32;
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
+    let times: Vec<f32> = (0..n)
+        .map(|k| clip.start_secs() + clip.duration_secs() * k as f32 / (n - 1).max(1) as f32)
+        .collect();
+    crate::common::positions_at(s, clip, &times)
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use glam::Vec3;
 use retarget_studio::core::{Clip, Pose, Skeleton};
 use retarget_studio::io::{Asset, ImportError, ImportOptions};
+use retarget_studio::session::Session;
 use std::path::PathBuf;
 
 /// A bundled asset under `assets/` (copies of the shared assets, so a fresh clone tests alone).
@@ -97,6 +98,18 @@ pub fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> 
         .collect()
 }
 
+/// World joint positions of `clip` on `s` at each of `times`.
+pub fn positions_at(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
+    times
+        .iter()
+        .map(|&t| {
+            let mut pose = Pose::rest(s);
+            clip.sample(t, &mut pose);
+            pose.world_positions(s)
+        })
+        .collect()
+}
+
 /// World joint transforms of `clip` on `skeleton` at `frames` evenly spaced times.
 pub fn world_matrices(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<glam::Mat4>> {
     (0..frames)
@@ -107,6 +120,39 @@ pub fn world_matrices(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<glam:
             pose.world_matrices(s)
         })
         .collect()
+}
+
+/// Every key time of every track of `clip`, sorted, times under 1e-6 s apart taken once.
+pub fn key_times(clip: &Clip) -> Vec<f32> {
+    let mut times: Vec<f32> = clip
+        .tracks()
+        .iter()
+        .flat_map(|t| {
+            let tt = t.translation.iter().flat_map(|k| k.times().to_vec());
+            let rt = t.rotation.iter().flat_map(|k| k.times().to_vec());
+            let st = t.scale.iter().flat_map(|k| k.times().to_vec());
+            tt.chain(rt).chain(st).collect::<Vec<_>>()
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+    times
+}
+
+/// Sessions of the bundled `source` onto the bundled `plain` and onto `variant` (a GLB's
+/// bytes, written in the temporary folder returned with them, which must outlive them).
+pub fn onto_plain_and_variant(
+    source: &str,
+    plain: &str,
+    variant: &[u8],
+) -> (tempfile::TempDir, Session, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("variant.glb");
+    std::fs::write(&path, variant).unwrap();
+    let source = asset_path(source);
+    let a = session(&source, &asset_path(plain));
+    let b = session(&source, &path);
+    (dir, a, b)
 }
 
 /// The automatic session of two files, or a panic naming both.

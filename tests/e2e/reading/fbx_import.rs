@@ -365,14 +365,7 @@ fn truncated_garbled_and_pre_6_1_files_are_errors_naming_the_file() {
 }
 
 fn world_frames(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
-    times
-        .iter()
-        .map(|&t| {
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
+    crate::common::positions_at(s, clip, times)
 }
 
 /// CesiumMan's FBX as the source onto its GLB, and the GLB onto its FBX: the same figure

@@ -10,14 +10,7 @@ use retarget_studio::session::Session;
 /// The worst distance, over height, between each joint of the plain rig and its namesake
 /// (`renamed(name)`) on the variant, over a retargeted clip of each.
 fn worst_gap(source: &str, plain: &str, variant: &[u8], renamed: impl Fn(&str) -> String) -> f32 {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("variant.glb");
-    std::fs::write(&path, variant).unwrap();
-    let source = asset_path(source);
-    let (a, b) = (
-        session(&source, &asset_path(plain)),
-        session(&source, &path),
-    );
+    let (_dir, a, b) = crate::common::onto_plain_and_variant(source, plain, variant);
     let frames = |s: &Session| {
         let clip = s.retarget_clip(None, Some(30.0)).unwrap();
         world_frames(s.target.skeleton(), &clip, 24)

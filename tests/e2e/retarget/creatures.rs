@@ -21,14 +21,7 @@ fn automatic(source: &Path, target: &Path) -> Session {
 
 /// World joint positions of `clip` (or the bind pose) at `times`.
 fn frames(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
-    times
-        .iter()
-        .map(|&t| {
-            let mut pose = Pose::rest(s);
-            clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
+    crate::common::positions_at(s, clip, times)
 }
 
 fn height(s: &Skeleton) -> f32 {

@@ -49,15 +49,7 @@ fn world_frames(skeleton: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
         .iter()
         .find_map(|t| t.rotation.as_ref())
         .unwrap();
-    track
-        .times()
-        .iter()
-        .map(|&t| {
-            let mut pose = Pose::rest(skeleton);
-            clip.sample(t, &mut pose);
-            pose.world_positions(skeleton)
-        })
-        .collect()
+    crate::common::positions_at(skeleton, clip, track.times())
 }
 
 fn max_distance(a: &[Vec<Vec3>], b: &[Vec<Vec3>]) -> f32 {

@@ -37,14 +37,7 @@ fn roll(a: Quat, ra: Quat, b: Quat, rb: Quat, axis: Vec3) -> f32 {
 fn worst(source: &str, plain: &str, layout: TwistLayout) -> (f32, f32, f32) {
     let (variant, twists) = twist_bones(&std::fs::read(asset_path(plain)).unwrap(), layout);
     assert!(twists.len() >= 4, "{plain}: {} twist bones", twists.len());
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("twist.glb");
-    std::fs::write(&path, variant).unwrap();
-    let source = asset_path(source);
-    let (a, b) = (
-        session(&source, &asset_path(plain)),
-        session(&source, &path),
-    );
+    let (_dir, a, b) = crate::common::onto_plain_and_variant(source, plain, &variant);
     let frames = |s: &Session| {
         let clip = s.retarget_clip(None, Some(30.0)).unwrap();
         world_matrices(s.target.skeleton(), &clip, 24)

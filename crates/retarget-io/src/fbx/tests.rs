@@ -1,5 +1,4 @@
 use super::load::binary_version;
-use super::textures::sniff;
 use super::*;
 use crate::ImageMime;
 
@@ -41,9 +40,15 @@ fn fbx_is_recognised_by_content() {
 
 #[test]
 fn images_are_told_apart_by_magic() {
-    assert_eq!(sniff(b"\x89PNG\r\n\x1a\n...."), Some(ImageMime::Png));
-    assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageMime::Jpeg));
-    assert_eq!(sniff(b"DDS "), None);
+    assert_eq!(
+        ImageMime::sniff(b"\x89PNG\r\n\x1a\n...."),
+        Some(ImageMime::Png)
+    );
+    assert_eq!(
+        ImageMime::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+        Some(ImageMime::Jpeg)
+    );
+    assert_eq!(ImageMime::sniff(b"DDS "), None);
 }
 
 #[test]

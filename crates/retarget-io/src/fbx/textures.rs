@@ -90,20 +90,10 @@ impl Textures {
 /// The texture's embedded bytes when they are PNG or JPEG.
 fn embedded(texture: &ufbx::Texture) -> Option<Arc<EncodedImage>> {
     let bytes: &[u8] = &texture.content;
-    let mime = sniff(bytes)?;
+    let mime = ImageMime::sniff(bytes)?;
     Some(Arc::new(EncodedImage {
         label: format!("texture '{}'", texture.element.name),
         mime,
         bytes: bytes.to_vec(),
     }))
-}
-
-pub(super) fn sniff(bytes: &[u8]) -> Option<ImageMime> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some(ImageMime::Png)
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some(ImageMime::Jpeg)
-    } else {
-        None
-    }
 }

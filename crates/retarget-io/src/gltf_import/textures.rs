@@ -184,7 +184,7 @@ fn read_image(
             }
         },
     };
-    let Some(mime) = sniff(&bytes) else {
+    let Some(mime) = ImageMime::sniff(&bytes) else {
         if declared == Some("image/webp")
             || (bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP"))
         {
@@ -201,17 +201,6 @@ fn read_image(
         return Ok(None);
     };
     Ok(Some(EncodedImage { label, mime, bytes }))
-}
-
-/// The codec from the image's first bytes (a declared mime type can be wrong).
-fn sniff(bytes: &[u8]) -> Option<ImageMime> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some(ImageMime::Png)
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some(ImageMime::Jpeg)
-    } else {
-        None
-    }
 }
 
 /// The bytes a URI names: a base64 `data:` URI, a `file:` URI, or a path relative to `base`.
@@ -288,10 +277,16 @@ mod tests {
 
     #[test]
     fn images_are_known_by_their_magic_bytes() {
-        assert_eq!(sniff(b"\x89PNG\r\n\x1a\nrest"), Some(ImageMime::Png));
-        assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageMime::Jpeg));
-        assert_eq!(sniff(b"RIFF....WEBP"), None);
-        assert_eq!(sniff(b""), None);
+        assert_eq!(
+            ImageMime::sniff(b"\x89PNG\r\n\x1a\nrest"),
+            Some(ImageMime::Png)
+        );
+        assert_eq!(
+            ImageMime::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some(ImageMime::Jpeg)
+        );
+        assert_eq!(ImageMime::sniff(b"RIFF....WEBP"), None);
+        assert_eq!(ImageMime::sniff(b""), None);
     }
 
     #[test]

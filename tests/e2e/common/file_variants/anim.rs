@@ -14,11 +14,17 @@ pub enum Key {
     S(Vec3),
 }
 
-/// Rewrites every translation, rotation and scale key of every animation with `f(node, key)`.
-/// Each rewritten sampler gets a new output accessor; a sampler shared by several channels is
-/// cloned for the later ones, so each channel is mapped once with its own node.
+/// Rewrites every translation, rotation and scale key of every animation with `f(node, key)`
+/// ([`map_keys_affine`], tangents mapped as keys: the maps are linear).
 pub fn map_keys(glb: &mut Glb, mut f: impl FnMut(usize, Key) -> Key) {
-    for (a, anim) in glb.array("animations").iter().enumerate() {
+    map_keys_affine(glb, |node, key, _| f(node, key));
+}
+
+/// Rewrites every translation, rotation and scale key with `f(node, key, is_tangent)`, so an
+/// affine map can leave CUBICSPLINE tangents without its offset. Samplers shared by several
+/// channels are cloned, so each channel is mapped once with its own node.
+pub fn map_keys_affine(g: &mut Glb, mut f: impl FnMut(usize, Key, bool) -> Key) {
+    for (a, anim) in g.array("animations").iter().enumerate() {
         let samplers = anim["samplers"].as_array().cloned().unwrap_or_default();
         let mut seen = HashSet::new();
         for (c, channel) in anim["channels"].as_array().unwrap().iter().enumerate() {
@@ -32,14 +38,15 @@ pub fn map_keys(glb: &mut Glb, mut f: impl FnMut(usize, Key) -> Key) {
             let s = channel["sampler"].as_u64().unwrap() as usize;
             let sampler = samplers[s].clone();
             let cubic = sampler["interpolation"].as_str() == Some("CUBICSPLINE");
-            let values = glb.read_floats(sampler["output"].as_u64().unwrap() as usize);
+            let values = g.read_floats(sampler["output"].as_u64().unwrap() as usize);
             let mapped: Vec<Vec<f32>> = values
                 .iter()
-                .map(|v| map_one(path, v, cubic, node, &mut f))
+                .enumerate()
+                .map(|(i, v)| map_one(path, v, cubic && i % 3 != 1, node, &mut f))
                 .collect();
             let kind = if path == "rotation" { "VEC4" } else { "VEC3" };
-            let output = glb.push_floats(kind, &mapped);
-            let anim_json = &mut glb.json["animations"][a];
+            let output = g.push_floats(kind, &mapped);
+            let anim_json = &mut g.json["animations"][a];
             if seen.insert(s) {
                 anim_json["samplers"][s]["output"] = json!(output);
             } else {
@@ -52,22 +59,21 @@ pub fn map_keys(glb: &mut Glb, mut f: impl FnMut(usize, Key) -> Key) {
     }
 }
 
-fn map_one(
+pub(super) fn map_one(
     path: &str,
     v: &[f32],
-    cubic: bool,
+    tangent: bool,
     node: usize,
-    f: &mut impl FnMut(usize, Key) -> Key,
+    f: &mut impl FnMut(usize, Key, bool) -> Key,
 ) -> Vec<f32> {
     let key = match path {
         "translation" => Key::T(Vec3::from_slice(v)),
         "rotation" => Key::R(Quat::from_slice(v)),
         _ => Key::S(Vec3::from_slice(v)),
     };
-    match f(node, key) {
+    match f(node, key, tangent) {
         Key::T(t) | Key::S(t) => t.to_array().to_vec(),
-        // Unit keys stay unit; tangents are not unit and are left as mapped.
-        Key::R(r) if cubic => r.to_array().to_vec(),
+        Key::R(r) if tangent => r.to_array().to_vec(),
         Key::R(r) => r.normalize().to_array().to_vec(),
     }
 }

@@ -39,27 +39,8 @@ pub fn load_bvh(text: &str, up: Axis) -> Asset {
 pub fn clip_positions(asset: &Asset) -> Vec<Vec<Vec3>> {
     let c = &asset.clips[0];
     let s = &asset.skeletons[c.skeleton];
-    let mut times: Vec<f32> = c
-        .clip
-        .tracks()
-        .iter()
-        .flat_map(|t| {
-            let tt = t.translation.iter().flat_map(|k| k.times().to_vec());
-            let rt = t.rotation.iter().flat_map(|k| k.times().to_vec());
-            let st = t.scale.iter().flat_map(|k| k.times().to_vec());
-            tt.chain(rt).chain(st).collect::<Vec<_>>()
-        })
-        .collect();
-    times.sort_by(f32::total_cmp);
-    times.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
-    times
-        .iter()
-        .map(|&t| {
-            let mut pose = Pose::rest(s);
-            c.clip.sample(t, &mut pose);
-            pose.world_positions(s)
-        })
-        .collect()
+    let times = crate::common::key_times(&c.clip);
+    crate::common::positions_at(s, &c.clip, &times)
 }
 
 pub fn bind_positions(asset: &Asset) -> Vec<Vec3> {

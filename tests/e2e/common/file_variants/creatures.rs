@@ -5,12 +5,12 @@
 //! motion, except where a variant says what it changes; inverse binds follow the new rest
 //! pose so bind and rest agree as before.
 
-use super::anim::Key;
+use super::anim::{Key, map_keys_affine};
 use super::glb::{Glb, indices, push};
 use super::gltf_variants::below_any;
 use super::node_edit::{
-    add_to_skin, ibms_of, into_parent, map_keys_affine, node_name, rebind_scaled, remove_nodes,
-    root_joints, subtree, worlds,
+    add_to_skin, ibms_of, into_parent, node_name, rebind_scaled, remove_nodes, root_joints,
+    subtree, worlds,
 };
 use glam::{Mat4, Vec3};
 use serde_json::json;

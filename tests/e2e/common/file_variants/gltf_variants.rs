@@ -9,7 +9,6 @@ use crate::common::variants::Lcg;
 use glam::{Mat4, Quat};
 use retarget_studio::core::HumanBone;
 use serde_json::json;
-use std::collections::HashMap;
 
 /// Joints renamed to `convention` (humanoid joints by bone, the rest kept or prefixed) and
 /// every VRM extension removed, so only the names tell what each joint is.
@@ -132,34 +131,6 @@ fn longer_binds(
     below: &[bool],
     factor: f32,
 ) -> Vec<Mat4> {
-    let old: HashMap<usize, Mat4> = joints
-        .iter()
-        .zip(ibms)
-        .map(|(&j, m)| (j, m.inverse()))
-        .collect();
-    let joint_parent = |mut n: usize| {
-        while let Some(p) = parents[n] {
-            if old.contains_key(&p) {
-                return Some(p);
-            }
-            n = p;
-        }
-        None
-    };
-    let depth = |mut n: usize| std::iter::from_fn(|| parents[n].inspect(|&p| n = p)).count();
-    let mut order: Vec<usize> = joints.to_vec();
-    order.sort_by_key(|&j| depth(j));
-    let mut new: HashMap<usize, Mat4> = HashMap::new();
-    for j in order {
-        let bind = match joint_parent(j) {
-            Some(a) if below[j] => {
-                let mut local = old[&a].inverse() * old[&j];
-                local.w_axis = (local.w_axis.truncate() * factor).extend(1.0);
-                new[&a] * local
-            }
-            _ => old[&j],
-        };
-        new.insert(j, bind);
-    }
-    joints.iter().map(|j| new[j].inverse()).collect()
+    let scale = |j: usize| if below[j] { factor } else { 1.0 };
+    super::node_edit::rebound(joints, ibms, parents, scale, |_| Mat4::IDENTITY)
 }

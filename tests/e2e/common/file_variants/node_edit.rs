@@ -2,7 +2,7 @@
 //! node worlds, affine maps of animation keys (tangents included), inverse binds moved with
 //! the rest pose, and removing nodes with their skin slots, weights and channels.
 
-use super::anim::Key;
+use super::anim::{Key, map_one};
 use super::glb::{Glb, indices, push};
 use super::labels::strip_vrm;
 use glam::{Mat4, Vec3, Vec4};
@@ -69,64 +69,6 @@ pub fn root_joints(g: &Glb) -> Vec<usize> {
     roots
 }
 
-/// Rewrites every translation, rotation and scale key with `f(node, key, is_tangent)`, so an
-/// affine map can leave CUBICSPLINE tangents without its offset. Samplers shared by several
-/// channels are cloned, so each channel is mapped once with its own node.
-pub fn map_keys_affine(g: &mut Glb, mut f: impl FnMut(usize, Key, bool) -> Key) {
-    for (a, anim) in g.array("animations").iter().enumerate() {
-        let samplers = anim["samplers"].as_array().cloned().unwrap_or_default();
-        let mut seen = HashSet::new();
-        for (c, channel) in anim["channels"].as_array().unwrap().iter().enumerate() {
-            let Some(node) = channel["target"]["node"].as_u64().map(|n| n as usize) else {
-                continue;
-            };
-            let path = channel["target"]["path"].as_str().unwrap_or("");
-            if !matches!(path, "translation" | "rotation" | "scale") {
-                continue;
-            }
-            let s = channel["sampler"].as_u64().unwrap() as usize;
-            let sampler = samplers[s].clone();
-            let cubic = sampler["interpolation"].as_str() == Some("CUBICSPLINE");
-            let values = g.read_floats(sampler["output"].as_u64().unwrap() as usize);
-            let mapped: Vec<Vec<f32>> = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| map_one(path, v, cubic && i % 3 != 1, node, &mut f))
-                .collect();
-            let kind = if path == "rotation" { "VEC4" } else { "VEC3" };
-            let output = g.push_floats(kind, &mapped);
-            let anim_json = &mut g.json["animations"][a];
-            if seen.insert(s) {
-                anim_json["samplers"][s]["output"] = json!(output);
-            } else {
-                let mut clone = sampler.clone();
-                clone["output"] = json!(output);
-                let i = push(anim_json, "samplers", clone);
-                anim_json["channels"][c]["sampler"] = json!(i);
-            }
-        }
-    }
-}
-
-fn map_one(
-    path: &str,
-    v: &[f32],
-    tangent: bool,
-    node: usize,
-    f: &mut impl FnMut(usize, Key, bool) -> Key,
-) -> Vec<f32> {
-    let key = match path {
-        "translation" => Key::T(Vec3::from_slice(v)),
-        "rotation" => Key::R(glam::Quat::from_slice(v)),
-        _ => Key::S(Vec3::from_slice(v)),
-    };
-    match f(node, key, tangent) {
-        Key::T(t) | Key::S(t) => t.to_array().to_vec(),
-        Key::R(r) if tangent => r.to_array().to_vec(),
-        Key::R(r) => r.normalize().to_array().to_vec(),
-    }
-}
-
 /// Adds a channel on `to` for every channel on `from`, each with its own sampler: the same
 /// input, and the same output (`map` is `None`) or the output mapped key by key.
 pub fn copy_channels(g: &mut Glb, from: usize, to: usize, map: Option<&dyn Fn(Key, bool) -> Key>) {
@@ -167,38 +109,54 @@ pub fn copy_channels(g: &mut Glb, from: usize, to: usize, map: Option<&dyn Fn(Ke
 /// by `root(joint)` (the change of its local transform), its joints following.
 pub fn rebind_scaled(g: &mut Glb, scale: impl Fn(usize) -> f32, root: impl Fn(usize) -> Mat4) {
     let parents = g.parents();
-    let depth = |mut n: usize| std::iter::from_fn(|| parents[n].inspect(|&p| n = p)).count();
     g.map_skins(|_, joints, ibms| {
-        let old: HashMap<usize, Mat4> = joints
-            .iter()
-            .zip(ibms)
-            .map(|(&j, m)| (j, m.inverse()))
-            .collect();
-        let joint_parent = |mut n: usize| {
-            while let Some(p) = parents[n] {
-                if old.contains_key(&p) {
-                    return Some(p);
-                }
-                n = p;
-            }
-            None
-        };
-        let mut order = joints.to_vec();
-        order.sort_by_key(|&j| depth(j));
-        let mut new: HashMap<usize, Mat4> = HashMap::new();
-        for j in order {
-            let bind = match joint_parent(j) {
-                Some(a) => {
-                    let mut local = old[&a].inverse() * old[&j];
-                    local.w_axis = (local.w_axis.truncate() * scale(j)).extend(1.0);
-                    new[&a] * local
-                }
-                None => old[&j] * root(j),
-            };
-            new.insert(j, bind);
-        }
-        joints.iter().map(|j| affine(new[j].inverse())).collect()
+        let binds = rebound(joints, ibms, &parents, &scale, &root);
+        binds.into_iter().map(affine).collect()
     });
+}
+
+/// A skin's inverse binds with each joint's bind offset from its nearest joint ancestor
+/// scaled by `scale(joint)` and each skin root's bind right-multiplied by `root(joint)`, the
+/// joints below following. A joint whose offset and ancestor are unchanged keeps its bind to
+/// the bit.
+pub fn rebound(
+    joints: &[usize],
+    ibms: &[Mat4],
+    parents: &[Option<usize>],
+    scale: impl Fn(usize) -> f32,
+    root: impl Fn(usize) -> Mat4,
+) -> Vec<Mat4> {
+    let old: HashMap<usize, Mat4> = joints
+        .iter()
+        .zip(ibms)
+        .map(|(&j, m)| (j, m.inverse()))
+        .collect();
+    let joint_parent = |mut n: usize| {
+        while let Some(p) = parents[n] {
+            if old.contains_key(&p) {
+                return Some(p);
+            }
+            n = p;
+        }
+        None
+    };
+    let depth = |mut n: usize| std::iter::from_fn(|| parents[n].inspect(|&p| n = p)).count();
+    let mut order = joints.to_vec();
+    order.sort_by_key(|&j| depth(j));
+    let mut new: HashMap<usize, Mat4> = HashMap::new();
+    for j in order {
+        let bind = match joint_parent(j) {
+            Some(a) if scale(j) == 1.0 && new[&a] == old[&a] => old[&j],
+            Some(a) => {
+                let mut local = old[&a].inverse() * old[&j];
+                local.w_axis = (local.w_axis.truncate() * scale(j)).extend(1.0);
+                new[&a] * local
+            }
+            None => old[&j] * root(j),
+        };
+        new.insert(j, bind);
+    }
+    joints.iter().map(|j| new[j].inverse()).collect()
 }
 
 /// `m` with its last row exactly (0, 0, 0, 1), as the validator wants of an inverse bind.

@@ -53,7 +53,10 @@ impl Motion {
             .iter()
             .enumerate()
             .map(|(c, ac)| {
-                let times = like.map_or_else(|| key_times(&ac.clip), |m| m.clips[c].1.clone());
+                let times = like.map_or_else(
+                    || crate::common::key_times(&ac.clip),
+                    |m| m.clips[c].1.clone(),
+                );
                 let frames = times
                     .iter()
                     .map(|&t| {
@@ -103,22 +106,6 @@ impl Motion {
             },
         ))
     }
-}
-
-fn key_times(clip: &retarget_studio::core::Clip) -> Vec<f32> {
-    let mut times: Vec<f32> = clip
-        .tracks()
-        .iter()
-        .flat_map(|t| {
-            let tt = t.translation.iter().flat_map(|k| k.times().to_vec());
-            let rt = t.rotation.iter().flat_map(|k| k.times().to_vec());
-            let st = t.scale.iter().flat_map(|k| k.times().to_vec());
-            tt.chain(rt).chain(st).collect::<Vec<_>>()
-        })
-        .collect();
-    times.sort_by(f32::total_cmp);
-    times.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
-    times
 }
 
 fn pos(m: &Mat4) -> Vec3 {

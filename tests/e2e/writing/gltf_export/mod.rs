@@ -75,23 +75,6 @@ fn figure_size(s: &Skeleton) -> f32 {
     (hi - lo).length()
 }
 
-/// Every key time of every track, sorted, without repeats.
-fn key_times(clip: &Clip) -> Vec<f32> {
-    let mut times: Vec<f32> = clip
-        .tracks()
-        .iter()
-        .flat_map(|t| {
-            let a = t.translation.as_ref().map(|k| k.times().to_vec());
-            let b = t.rotation.as_ref().map(|k| k.times().to_vec());
-            let c = t.scale.as_ref().map(|k| k.times().to_vec());
-            [a, b, c].into_iter().flatten().flatten()
-        })
-        .collect();
-    times.sort_by(f32::total_cmp);
-    times.dedup();
-    times
-}
-
 /// World joint positions of `clip_a` on `a` and `clip_b` on `b` agree at every key time of
 /// `clip_a`; `map[j]` is the joint of `b` that is joint `j` of `a`.
 fn assert_same_motion(
@@ -102,7 +85,7 @@ fn assert_same_motion(
 ) {
     let tolerance = 1e-5 * figure_size(a);
     let (mut pose_a, mut pose_b) = (Pose::rest(a), Pose::rest(b));
-    let times = key_times(clip_a);
+    let times = crate::common::key_times(clip_a);
     assert!(!times.is_empty(), "{label}: no keys");
     for t in times {
         clip_a.sample(t, &mut pose_a);
