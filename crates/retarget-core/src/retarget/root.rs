@@ -534,7 +534,7 @@ mod tests {
         );
         r.fit_clip(&source, &clip);
         let mut out = crate::Pose::rest(&target);
-        r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
+        crate::retarget::test_rigs::solve(&r, &pose, &mut out);
         let feet = out.world_positions(&target);
         let own = crate::Pose::rest(&target).world_positions(&target);
         assert!(
@@ -580,7 +580,7 @@ mod tests {
         pose.translations[7] += Vec3::new(0.0, 0.06, 0.01);
         pose.rotations[1] = Quat::from_rotation_y(0.3);
         let mut out = crate::Pose::rest(&rig);
-        r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
+        crate::retarget::test_rigs::solve(&r, &pose, &mut out);
         let (want, got) = (pose.world_positions(&rig), out.world_positions(&rig));
         for (j, (a, b)) in want.iter().zip(&got).enumerate() {
             assert!(a.distance(*b) < 1e-5, "joint {j}: {b} not {a}");

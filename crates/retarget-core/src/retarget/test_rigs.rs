@@ -4,6 +4,12 @@ use crate::skeleton::{JointDef, Skeleton};
 use crate::transform::Transform;
 use glam::{Mat4, Quat, Vec3};
 
+/// One frame's solve in a scratch of its own: what a test needs of
+/// [`Retargeter::retarget_pose`](super::Retargeter::retarget_pose).
+pub fn solve(r: &super::Retargeter, source: &crate::pose::Pose, target: &mut crate::pose::Pose) {
+    r.retarget_pose(source, target, &mut super::PoseScratch::new(r));
+}
+
 /// A container that turns Z up to Y up and scales by 0.01, off the origin: what the solves
 /// must see through.
 pub fn container() -> Mat4 {

@@ -402,7 +402,7 @@ mod tests {
             let r = retargeter(&source, &target, &labels);
             let pose = posed(&source, 80.0);
             let mut out = Pose::rest(&target);
-            r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
+            crate::retarget::test_rigs::solve(&r, &pose, &mut out);
             let worlds = out.world_matrices(&target);
             let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
             let at = |j: usize| worlds[j].w_axis.truncate();
@@ -442,11 +442,7 @@ mod tests {
         for (weight, share) in [(0.0, 0.0), (1.0, 1.0), (3.0, 1.0), (0.25, 0.25)] {
             r.set_twist_weight(5, weight);
             let mut out = Pose::rest(&target);
-            r.retarget_pose(
-                &posed(&source, 80.0),
-                &mut out,
-                &mut crate::retarget::PoseScratch::new(&r),
-            );
+            crate::retarget::test_rigs::solve(&r, &posed(&source, 80.0), &mut out);
             let worlds = out.world_matrices(&target);
             let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
             let roll = roll_between(rot(2), rot(5), Vec3::X);
@@ -473,7 +469,7 @@ mod tests {
         let mut pose = Pose::rest(&source);
         pose.rotations[1] = Quat::from_rotation_x(60f32.to_radians());
         let mut out = Pose::rest(&target);
-        r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
+        crate::retarget::test_rigs::solve(&r, &pose, &mut out);
         let worlds = out.world_matrices(&target);
         let rot = |j: usize| crate::reference::rotation_of(worlds[j]);
         let roll = roll_between(rot(0), rot(5), Vec3::X);

@@ -181,16 +181,8 @@ mod tests {
             pose.translations[j] += Vec3::new(0.01 * k, -0.02, 0.03 * k);
         }
         let (mut a, mut b) = (Pose::rest(&to), Pose::rest(&to));
-        local.retarget_pose(
-            &pose,
-            &mut a,
-            &mut crate::retarget::PoseScratch::new(&local),
-        );
-        world.retarget_pose(
-            &pose,
-            &mut b,
-            &mut crate::retarget::PoseScratch::new(&world),
-        );
+        crate::retarget::test_rigs::solve(&local, &pose, &mut a);
+        crate::retarget::test_rigs::solve(&world, &pose, &mut b);
         for (x, y) in a.translations.iter().zip(&b.translations) {
             assert!(
                 x.abs_diff_eq(*y, 1e-5 * (1.0 + y.length())),
@@ -200,16 +192,8 @@ mod tests {
         assert_eq!(a.rotations, b.rotations);
         // A scaled source joint makes the frame take the world solve.
         pose.scales[3] = Vec3::new(1.0, 2.0, 1.0);
-        local.retarget_pose(
-            &pose,
-            &mut a,
-            &mut crate::retarget::PoseScratch::new(&local),
-        );
-        world.retarget_pose(
-            &pose,
-            &mut b,
-            &mut crate::retarget::PoseScratch::new(&world),
-        );
+        crate::retarget::test_rigs::solve(&local, &pose, &mut a);
+        crate::retarget::test_rigs::solve(&world, &pose, &mut b);
         assert_eq!(a, b);
     }
 
@@ -235,7 +219,7 @@ mod tests {
                 r.plan_mut().rigid = None;
             }
             let mut out = Pose::rest(&rig);
-            r.retarget_pose(&pose, &mut out, &mut crate::retarget::PoseScratch::new(&r));
+            crate::retarget::test_rigs::solve(&r, &pose, &mut out);
             for j in 1..rig.len() {
                 let (got, want) = (out.translations[j], rig.bind()[j].translation);
                 assert!(got.abs_diff_eq(want, 1e-5), "joint {j}: {got} for {want}");

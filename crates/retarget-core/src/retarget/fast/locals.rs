@@ -495,16 +495,8 @@ mod tests {
         let mut world = local.clone();
         world.plan_with(false);
         let (mut a, mut b) = (Pose::rest(target), Pose::rest(target));
-        local.retarget_pose(
-            source,
-            &mut a,
-            &mut crate::retarget::PoseScratch::new(&local),
-        );
-        world.retarget_pose(
-            source,
-            &mut b,
-            &mut crate::retarget::PoseScratch::new(&world),
-        );
+        crate::retarget::test_rigs::solve(&local, source, &mut a);
+        crate::retarget::test_rigs::solve(&world, source, &mut b);
         for j in 0..target.len() {
             let (x, y) = (a.rotations[j], b.rotations[j]);
             let same = x.abs_diff_eq(y, 1e-5) || x.abs_diff_eq(-y, 1e-5);
