@@ -97,7 +97,7 @@ struct TranslationSolve {
 /// their reference poses, the map and the settings, and shared (an `Arc`) by every clip
 /// fitted from it, as ozz shares its offline data between jobs.
 #[derive(Clone)]
-struct Plan {
+pub(super) struct Plan {
     source_parents: Vec<Option<usize>>,
     source_container: Affine3A,
     source_container_rotation: Quat,
@@ -141,7 +141,7 @@ struct Plan {
 /// stands on, and the rotation plan they change. A fresh retargeter holds the reference
 /// pose's fit.
 #[derive(Clone)]
-struct Fit {
+pub(super) struct Fit {
     rotations: Vec<RotationSolve>,
     roots: Vec<RootSolve>,
     /// Which joints are solved in their parent's frame (`locals`); made again whenever

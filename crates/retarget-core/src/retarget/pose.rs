@@ -1,9 +1,10 @@
 //! One frame's solve: the source's local pose in, the target's out, one flat pass over
 //! arrays the caller (or the retargeter's own scratch) owns, allocating nothing.
 
+use super::fast::locals;
 use super::fast::{copies, fk};
 use super::root::chain_world;
-use super::{PoseScratch, Retargeter, TranslationSolve};
+use super::{Fit, Plan, PoseScratch, Retargeter, TranslationSolve};
 use crate::pose::Pose;
 use glam::{Affine3A, Quat, Vec3};
 
@@ -33,152 +34,192 @@ impl Retargeter {
     /// wherever the solve writes none (it writes every rotation, and the same translations
     /// every frame): the previous frame's solve of a clip, or the reference itself.
     pub(super) fn solve_pose(&self, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
-        debug_assert_eq!(source.len(), self.plan.source_parents.len());
-        debug_assert_eq!(target.len(), self.plan.target_parents.len());
-        let PoseScratch {
-            source_world,
-            target_world,
-            source_affine,
-            target_affine,
-            target_known,
-        } = scratch;
-        // Copied translations in their parents' frames, where both sides are rigid.
-        let rigid = self.plan.rigid.filter(|_| copies::source_is_rigid(source));
-        self.source_world_rotations(rigid.is_some(), &source.rotations, source_world);
-        // The source joints the solves read, each placed once: down quaternions where no
-        // placed joint scales, else bit for bit a chain walk's products (`fk`).
-        let order = match rigid {
-            Some(_) => &self.plan.source_placed_rigid,
-            None => &self.plan.source_placed,
-        };
-        let unscaled = |top| {
-            order
-                .iter()
-                .all(|&j| source.scales[j] == Vec3::ONE)
-                .then_some(top)
-        };
-        let positions_only = self.plan.source_top.and_then(unscaled);
-        match positions_only {
-            Some(top) => fk::place_positions(
-                top,
-                &self.plan.source_parents,
-                order,
-                source,
-                source_world,
-                source_affine,
-            ),
-            None => fk::place(
-                self.plan.source_container,
-                &self.plan.source_parents,
-                order,
-                source,
-                source_affine,
-            ),
-        }
-        let placed = &source_affine[..];
-        self.solve_rotations(placed, source, target, source_world, target_world);
-        // The target's world transforms, shared by the solves when that is exact.
-        let mut memo = self.plan.target_memo.then(|| {
-            target_known.fill(false);
-            fk::TargetMemo {
-                affine: target_affine,
-                known: target_known,
-            }
-        });
-        let container = self.plan.target_container;
-        let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
-            Some(memo) => memo.world(container, chain, target),
-            None => chain_world(container, chain, target),
-        };
-        let frame = Frame {
-            source,
-            placed,
-            placed_scale: positions_only.map(|(_, _, c)| c),
-            source_world,
-            target_world,
-            rigid,
-        };
-        // Parents before children: joints that copy the source's translation are placed in
-        // the world, under a parent that must already be where it goes; the pelvis hangs
-        // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
-        // from the bind pose).
-        // Constant copies first: they read nothing of the target, and the world solves
-        // below read their parents' translations.
-        let copies = match rigid {
-            Some(_) => {
-                for &(t, s, copy) in &self.fit.locals.fixed_copies {
-                    target.translations[t] = copy.solve(source.translations[s]);
-                }
-                &self.fit.locals.other_copies
-            }
-            None => &self.fit.locals.all_copies,
-        };
-        for &t in &copies[0] {
-            self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
-        }
-        for r in &self.fit.roots {
-            let parent = world_of(r.target_chain(), target);
-            r.solve(placed, parent, target);
-        }
-        for &t in &copies[1] {
-            self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
-        }
-        if self.fit.roots.iter().any(|r| r.hips_move) {
-            for r in self.fit.roots.iter().filter(|r| r.hips_move) {
-                r.settle(placed, &mut world_of, target);
-            }
-            // Copies placed in the world under the pelvis follow it to where it settled.
-            for &t in &copies[1] {
-                self.solve_translation(&self.plan.translations[t], &frame, &mut world_of, target);
-            }
-        }
-        for f in &self.plan.follows {
-            let anchor = world_of(&f.anchor_chain, target);
-            let parent = world_of(&f.parent_chain, target);
-            let world_pos = anchor.transform_point3(f.offset);
-            target.translations[f.target] = parent.inverse().transform_point3(world_pos);
-        }
+        solve_pose(&self.plan, &self.fit, source, target, scratch);
     }
+}
 
-    /// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
-    /// where both sides are rigid (`copies`), else in the world, under its parent's world
-    /// transform (`world_of` its chain).
-    fn solve_translation(
-        &self,
-        t: &TranslationSolve,
-        frame: &Frame,
-        world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
-        target: &mut Pose,
-    ) {
-        // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
-        let k = self.fit.roots.first().map_or(1.0, |r| r.scale);
-        if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last())
-        {
-            let local = frame.source.translations[s];
-            target.translations[t.target] =
-                copy.solve(local, frame.source_world, frame.target_world, k, scales);
-            return;
-        }
-        let source_pos = match t.source_chain.last() {
-            Some(&j) => Vec3::from(frame.placed[j].translation),
-            None => self.plan.source_container.translation.into(),
-        };
-        let parent = world_of(&t.target_chain, target);
-        target.translations[t.target] = match t.source_parent {
-            // Off its parent as far as the source joint is off its own (`copies`).
-            Some(sp) => {
-                let s = *t.source_chain.last().unwrap_or(&sp);
-                let moved = frame.source.translations[s] - t.source_rest;
-                let moved = match frame.placed_scale {
-                    Some(c) => frame.source_world[sp] * moved * c,
-                    None => frame.placed[sp].transform_vector3(moved),
-                };
-                t.target_rest + parent.inverse().transform_vector3(moved * k)
-            }
-            None => {
-                let world_pos = t.target_reference + (source_pos - t.source_reference) * k;
-                parent.inverse().transform_point3(world_pos)
-            }
-        };
+// The per-frame solve takes the plan and the fit as arguments of their own, as the rotation
+// loops do (`fast::locals`): the compiler then keeps their arrays' addresses in registers
+// across the writes to the pose.
+
+/// One frame's solve onto `target`, which holds the reference's translations and scales
+/// wherever the solve writes none (it writes every rotation, and the same translations
+/// every frame): the previous frame's solve of a clip, or the reference itself.
+fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch: &mut PoseScratch) {
+    debug_assert_eq!(source.len(), plan.source_parents.len());
+    debug_assert_eq!(target.len(), plan.target_parents.len());
+    let PoseScratch {
+        source_world,
+        target_world,
+        source_affine,
+        target_affine,
+        target_known,
+    } = scratch;
+    // Copied translations in their parents' frames, where both sides are rigid.
+    let rigid = plan.rigid.filter(|_| copies::source_is_rigid(source));
+    locals::source_world_rotations(plan, fit, rigid.is_some(), &source.rotations, source_world);
+    // The source joints the solves read, each placed once: down quaternions where no
+    // placed joint scales, else bit for bit a chain walk's products (`fk`).
+    let order = match rigid {
+        Some(_) => &plan.source_placed_rigid,
+        None => &plan.source_placed,
+    };
+    let unscaled = |top| {
+        order
+            .iter()
+            .all(|&j| source.scales[j] == Vec3::ONE)
+            .then_some(top)
+    };
+    let positions_only = plan.source_top.and_then(unscaled);
+    match positions_only {
+        Some(top) => fk::place_positions(
+            top,
+            &plan.source_parents,
+            order,
+            source,
+            source_world,
+            source_affine,
+        ),
+        None => fk::place(
+            plan.source_container,
+            &plan.source_parents,
+            order,
+            source,
+            source_affine,
+        ),
     }
+    let placed = &source_affine[..];
+    locals::solve_rotations(
+        plan,
+        fit,
+        placed,
+        source,
+        target,
+        source_world,
+        target_world,
+    );
+    // The target's world transforms, shared by the solves when that is exact.
+    let mut memo = plan.target_memo.then(|| {
+        target_known.fill(false);
+        fk::TargetMemo {
+            affine: target_affine,
+            known: target_known,
+        }
+    });
+    let container = plan.target_container;
+    let mut world_of = |chain: &[usize], target: &Pose| match &mut memo {
+        Some(memo) => memo.world(container, chain, target),
+        None => chain_world(container, chain, target),
+    };
+    let frame = Frame {
+        source,
+        placed,
+        placed_scale: positions_only.map(|(_, _, c)| c),
+        source_world,
+        target_world,
+        rigid,
+    };
+    // Parents before children: joints that copy the source's translation are placed in
+    // the world, under a parent that must already be where it goes; the pelvis hangs
+    // from the joints above it (Blender's FBX of the robot keys its root `Bone` away
+    // from the bind pose).
+    // Constant copies first: they read nothing of the target, and the world solves
+    // below read their parents' translations.
+    let copies = match rigid {
+        Some(_) => {
+            for &(t, s, copy) in &fit.locals.fixed_copies {
+                target.translations[t] = copy.solve(source.translations[s]);
+            }
+            &fit.locals.other_copies
+        }
+        None => &fit.locals.all_copies,
+    };
+    for &t in &copies[0] {
+        solve_translation(
+            plan,
+            fit,
+            &plan.translations[t],
+            &frame,
+            &mut world_of,
+            target,
+        );
+    }
+    for r in &fit.roots {
+        let parent = world_of(r.target_chain(), target);
+        r.solve(placed, parent, target);
+    }
+    for &t in &copies[1] {
+        solve_translation(
+            plan,
+            fit,
+            &plan.translations[t],
+            &frame,
+            &mut world_of,
+            target,
+        );
+    }
+    if fit.roots.iter().any(|r| r.hips_move) {
+        for r in fit.roots.iter().filter(|r| r.hips_move) {
+            r.settle(placed, &mut world_of, target);
+        }
+        // Copies placed in the world under the pelvis follow it to where it settled.
+        for &t in &copies[1] {
+            solve_translation(
+                plan,
+                fit,
+                &plan.translations[t],
+                &frame,
+                &mut world_of,
+                target,
+            );
+        }
+    }
+    for f in &plan.follows {
+        let anchor = world_of(&f.anchor_chain, target);
+        let parent = world_of(&f.parent_chain, target);
+        let world_pos = anchor.transform_point3(f.offset);
+        target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+    }
+}
+
+/// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
+/// where both sides are rigid (`copies`), else in the world, under its parent's world
+/// transform (`world_of` its chain).
+fn solve_translation(
+    plan: &Plan,
+    fit: &Fit,
+    t: &TranslationSolve,
+    frame: &Frame,
+    world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+    target: &mut Pose,
+) {
+    // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
+    let k = fit.roots.first().map_or(1.0, |r| r.scale);
+    if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last()) {
+        let local = frame.source.translations[s];
+        target.translations[t.target] =
+            copy.solve(local, frame.source_world, frame.target_world, k, scales);
+        return;
+    }
+    let source_pos = match t.source_chain.last() {
+        Some(&j) => Vec3::from(frame.placed[j].translation),
+        None => plan.source_container.translation.into(),
+    };
+    let parent = world_of(&t.target_chain, target);
+    target.translations[t.target] = match t.source_parent {
+        // Off its parent as far as the source joint is off its own (`copies`).
+        Some(sp) => {
+            let s = *t.source_chain.last().unwrap_or(&sp);
+            let moved = frame.source.translations[s] - t.source_rest;
+            let moved = match frame.placed_scale {
+                Some(c) => frame.source_world[sp] * moved * c,
+                None => frame.placed[sp].transform_vector3(moved),
+            };
+            t.target_rest + parent.inverse().transform_vector3(moved * k)
+        }
+        None => {
+            let world_pos = t.target_reference + (source_pos - t.source_reference) * k;
+            parent.inverse().transform_point3(world_pos)
+        }
+    };
 }

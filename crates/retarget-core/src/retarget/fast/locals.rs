@@ -18,8 +18,8 @@
 //! The plan depends on the rotation solves, so it is made again whenever they change (at
 //! build and after each clip's fit, which tilts the feet).
 
-use super::super::Retargeter;
 use super::super::plan::RotationSolve;
+use super::super::{Fit, Plan, Retargeter};
 use super::turns::Turns;
 use crate::pose::Pose;
 use glam::{Quat, Vec3};
@@ -296,95 +296,103 @@ impl Retargeter {
         let order = |m: &[bool]| (0..m.len()).filter(|&j| m[j]).collect();
         (target, [order(&rigid), order(&other)])
     }
+}
 
-    /// The source's world rotations of the joints the plan asks for (`LocalPlan::source_world`),
-    /// on a rigid frame or another.
-    pub(in crate::retarget) fn source_world_rotations(
-        &self,
-        rigid: bool,
-        locals: &[Quat],
-        out: &mut [Quat],
-    ) {
-        for &j in &self.fit.locals.source_world[usize::from(!rigid)] {
-            out[j] = match self.plan.source_parents[j] {
-                Some(p) => out[p],
-                None => self.plan.source_container_rotation,
-            } * locals[j];
-        }
+// The per-frame loops take the plan and the fit as arguments of their own: references the
+// compiler knows nothing writes through, so it keeps their arrays' addresses in registers
+// across the writes to the poses (read through the `Arc` on every joint, they cost 5% of a
+// pose's solve).
+
+/// The source's world rotations of the joints the plan asks for (`LocalPlan::source_world`),
+/// on a rigid frame or another.
+pub(in crate::retarget) fn source_world_rotations(
+    plan: &Plan,
+    fit: &Fit,
+    rigid: bool,
+    locals: &[Quat],
+    out: &mut [Quat],
+) {
+    for &j in &fit.locals.source_world[usize::from(!rigid)] {
+        out[j] = match plan.source_parents[j] {
+            Some(p) => out[p],
+            None => plan.source_container_rotation,
+        } * locals[j];
     }
+}
 
-    /// Every target joint's local rotation, and the world rotations the plan asks for
-    /// (`source_world`: the source's; `target_world` receives the target's): first the local
-    /// forms, which read the source's locals alone, then the world solves and the world
-    /// rotations read, parents first.
-    pub(in crate::retarget) fn solve_rotations(
-        &self,
-        placed: &[glam::Affine3A],
-        source: &Pose,
-        target: &mut Pose,
-        source_world: &[Quat],
-        target_world: &mut [Quat],
-    ) {
-        let plan = &self.fit.locals;
-        let locals = &source.rotations;
-        plan.turns.solve(locals, &mut target.rotations);
-        for &(t, path, len, before, after) in &plan.long_turns {
-            let q = path[..len].iter().fold(before, |q, &s| q * locals[s]);
-            target.rotations[t] = (q * after).normalize();
-        }
-        for &(t, s) in &plan.copied {
-            target.rotations[t] = locals[s].normalize();
-        }
-        for &(t, q) in &plan.fixed {
-            target.rotations[t] = q;
-        }
-        for &(i, solved_here) in &plan.world_order {
-            let parent = match self.plan.target_parents[i] {
-                Some(p) => target_world[p],
-                None => self.plan.target_container_rotation,
-            };
-            if solved_here {
-                let world = self.world_rotation(i, placed, parent, source_world);
-                target_world[i] = world;
-                target.rotations[i] = (parent.inverse() * world).normalize();
-            } else {
-                target_world[i] = parent * target.rotations[i];
-            }
-        }
+/// Every target joint's local rotation, and the world rotations the plan asks for
+/// (`source_world`: the source's; `target_world` receives the target's): first the local
+/// forms, which read the source's locals alone, then the world solves and the world
+/// rotations read, parents first.
+pub(in crate::retarget) fn solve_rotations(
+    plan: &Plan,
+    fit: &Fit,
+    placed: &[glam::Affine3A],
+    source: &Pose,
+    target: &mut Pose,
+    source_world: &[Quat],
+    target_world: &mut [Quat],
+) {
+    let order = &fit.locals;
+    let locals = &source.rotations;
+    order.turns.solve(locals, &mut target.rotations);
+    for &(t, path, len, before, after) in &order.long_turns {
+        let q = path[..len].iter().fold(before, |q, &s| q * locals[s]);
+        target.rotations[t] = (q * after).normalize();
     }
-
-    /// Target joint `i`'s world rotation by its `RotationSolve`, under `parent_world`.
-    fn world_rotation(
-        &self,
-        i: usize,
-        placed: &[glam::Affine3A],
-        parent_world: Quat,
-        source_world: &[Quat],
-    ) -> Quat {
-        let world = match self.fit.rotations[i] {
-            RotationSolve::Keep => parent_world * self.plan.target_reference.rotations[i],
-            RotationSolve::Mapped { source, offset } => source_world[source] * offset,
-            RotationSolve::Between {
-                low_source,
-                low_delta,
-                high_source,
-                high_delta,
-                fraction,
-                reference_world,
-            } => {
-                let low = source_world[low_source] * low_delta;
-                let mut high = source_world[high_source] * high_delta;
-                if low.dot(high) < 0.0 {
-                    high = -high;
-                }
-                low.slerp(high, fraction) * reference_world
-            }
-            RotationSolve::Twist(twist) => twist.world(source_world),
+    for &(t, s) in &order.copied {
+        target.rotations[t] = locals[s].normalize();
+    }
+    for &(t, q) in &order.fixed {
+        target.rotations[t] = q;
+    }
+    for &(i, solved_here) in &order.world_order {
+        let parent = match plan.target_parents[i] {
+            Some(p) => target_world[p],
+            None => plan.target_container_rotation,
         };
-        match self.plan.root_at[i] {
-            Some(k) => self.fit.roots[k].hip_line_turn(placed, world),
-            None => world,
+        if solved_here {
+            let world = world_rotation(plan, fit, i, placed, parent, source_world);
+            target_world[i] = world;
+            target.rotations[i] = (parent.inverse() * world).normalize();
+        } else {
+            target_world[i] = parent * target.rotations[i];
         }
+    }
+}
+
+/// Target joint `i`'s world rotation by its `RotationSolve`, under `parent_world`.
+fn world_rotation(
+    plan: &Plan,
+    fit: &Fit,
+    i: usize,
+    placed: &[glam::Affine3A],
+    parent_world: Quat,
+    source_world: &[Quat],
+) -> Quat {
+    let world = match fit.rotations[i] {
+        RotationSolve::Keep => parent_world * plan.target_reference.rotations[i],
+        RotationSolve::Mapped { source, offset } => source_world[source] * offset,
+        RotationSolve::Between {
+            low_source,
+            low_delta,
+            high_source,
+            high_delta,
+            fraction,
+            reference_world,
+        } => {
+            let low = source_world[low_source] * low_delta;
+            let mut high = source_world[high_source] * high_delta;
+            if low.dot(high) < 0.0 {
+                high = -high;
+            }
+            low.slerp(high, fraction) * reference_world
+        }
+        RotationSolve::Twist(twist) => twist.world(source_world),
+    };
+    match plan.root_at[i] {
+        Some(k) => fit.roots[k].hip_line_turn(placed, world),
+        None => world,
     }
 }
 
