@@ -154,28 +154,28 @@ fn passes(slots: &[(u16, f32)], limit: u16) -> bool {
 /// nothing is left). The last float rounding goes to the largest weight.
 fn fix(slots: &mut [(u16, f32)], limit: u16) {
     let first_joint = slots.first().map_or(0, |s| s.0).min(limit);
+    // Merged and scaled in f64: two weights near f32's largest would overflow their sum to
+    // infinity, and infinity over infinity is NaN.
+    let mut merged: Vec<(u16, f64)> = vec![(0, 0.0); slots.len()];
     for i in 0..slots.len() {
         let (joint, weight) = slots[i];
         let valid = joint <= limit && weight.is_finite() && weight > 0.0;
-        let earlier = slots[..i].iter().position(|s| s.0 == joint && s.1 > 0.0);
+        let earlier = merged[..i].iter().position(|s| s.0 == joint && s.1 > 0.0);
         match (valid, earlier) {
-            (true, Some(e)) => {
-                slots[e].1 += weight;
-                slots[i] = (0, 0.0);
-            }
-            (true, None) => {}
-            (false, _) => slots[i] = (0, 0.0),
+            (true, Some(e)) => merged[e].1 += f64::from(weight),
+            (true, None) => merged[i] = (joint, f64::from(weight)),
+            (false, _) => {}
         }
     }
-    let total: f64 = slots.iter().map(|s| f64::from(s.1)).sum();
+    let total: f64 = merged.iter().map(|s| s.1).sum();
     if total <= 0.0 {
         slots.iter_mut().for_each(|s| *s = (0, 0.0));
         slots[0] = (first_joint, 1.0);
         return;
     }
-    slots
-        .iter_mut()
-        .for_each(|s| s.1 = (f64::from(s.1) / total) as f32);
+    for (slot, (joint, weight)) in slots.iter_mut().zip(merged) {
+        *slot = (joint, (weight / total) as f32);
+    }
     for _ in 0..4 {
         let sum: f32 = slots.iter().map(|s| s.1).sum();
         if passes(slots, limit) {
@@ -358,6 +358,15 @@ mod tests {
         assert_eq!(s[0].0, 1);
         assert!((s[0].1 - 1.0).abs() < 1e-7, "{s:?}");
         assert!(s[1..].iter().all(|&(j, w)| j == 0 && w == 0.0), "{s:?}");
+    }
+
+    #[test]
+    fn weights_near_the_largest_float_merge_without_overflowing() {
+        // 3e38 + 3e38 is infinity in f32, and infinity over infinity NaN.
+        let s = repaired(&[(1, 3e38), (1, 3e38), (2, 3e38), (0, 0.0)], 10);
+        assert!(s.iter().all(|&(_, w)| w.is_finite()), "{s:?}");
+        assert!((s[0].1 - 2.0 / 3.0).abs() < 1e-6 && s[0].0 == 1, "{s:?}");
+        assert!((s[2].1 - 1.0 / 3.0).abs() < 1e-6 && s[2].0 == 2, "{s:?}");
     }
 
     #[test]
