@@ -124,10 +124,11 @@ fn influences(p: &MeshPrimitive) -> (Vec<u16>, Vec<f32>) {
     for v in 0..p.positions.len() {
         let j = p.joints.get(v).copied().unwrap_or([0; 4]);
         let w = p.weights.get(v).copied().unwrap_or([0.0; 4]);
-        let total: f32 = w.iter().sum();
-        if total > 0.0 {
+        // In f64: four weights near f32's largest would sum to infinity.
+        let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
+        if total > 0.0 && total.is_finite() {
             joints.extend(j);
-            weights.extend(w.map(|x| x / total));
+            weights.extend(w.map(|x| (f64::from(x) / total) as f32));
         } else {
             joints.extend([0; 4]);
             weights.extend([1.0, 0.0, 0.0, 0.0]);
