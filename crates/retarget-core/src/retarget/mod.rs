@@ -8,6 +8,7 @@
 mod clip;
 mod fast;
 mod fit;
+mod keys;
 mod legs;
 mod live;
 mod plan;

@@ -31,3 +31,16 @@ pub fn branching(scale: f32) -> Skeleton {
         .collect();
     Skeleton::new("rig", container(), defs).unwrap()
 }
+
+/// A chain of joints 1 unit apart on X under a container, for the extent check.
+pub fn chain(n: usize, container: glam::Mat4) -> Skeleton {
+    use crate::skeleton::JointDef;
+    use crate::transform::Transform;
+    let defs = (0..n)
+        .map(|j| {
+            let rest = Transform::from_translation(Vec3::X);
+            JointDef::new(format!("j{j}"), j.checked_sub(1), rest)
+        })
+        .collect();
+    Skeleton::new("chain", container, defs).unwrap()
+}
