@@ -1,7 +1,7 @@
 //! One frame's solve: the source's local pose in, the target's out, one flat pass over
 //! arrays the caller (or the retargeter's own scratch) owns, allocating nothing.
 
-use super::fast::locals;
+use super::fast::frame;
 use super::fast::{copies, fk};
 use super::root::chain_world;
 use super::{Fit, Plan, PoseScratch, Retargeter, TranslationSolve};
@@ -57,7 +57,7 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
     } = scratch;
     // Copied translations in their parents' frames, where both sides are rigid.
     let rigid = plan.rigid.filter(|_| copies::source_is_rigid(source));
-    locals::source_world_rotations(plan, fit, rigid.is_some(), &source.rotations, source_world);
+    frame::source_world_rotations(plan, fit, rigid.is_some(), &source.rotations, source_world);
     // The source joints the solves read, each placed once: down quaternions where no
     // placed joint scales, else bit for bit a chain walk's products (`fk`).
     let order = match rigid {
@@ -89,7 +89,7 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         ),
     }
     let placed = &source_affine[..];
-    locals::solve_rotations(
+    frame::solve_rotations(
         plan,
         fit,
         placed,

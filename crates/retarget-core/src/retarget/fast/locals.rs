@@ -18,10 +18,9 @@
 //! The plan depends on the rotation solves, so it is made again whenever they change (at
 //! build and after each clip's fit, which tilts the feet).
 
+use super::super::Retargeter;
 use super::super::plan::RotationSolve;
-use super::super::{Fit, Plan, Retargeter};
 use super::turns::Turns;
-use crate::pose::Pose;
 use glam::{Quat, Vec3};
 
 /// The most source joints between a target joint's source and its parent's.
@@ -50,16 +49,16 @@ pub(in crate::retarget) enum LocalSolve {
 pub(in crate::retarget) struct LocalPlan {
     pub solves: Vec<LocalSolve>,
     /// The `Turned` joints of one source joint, batched.
-    turns: Turns,
+    pub(super) turns: Turns,
     /// The other `Turned` joints: (target, path, its length, before, after).
-    long_turns: Vec<(usize, [usize; MAX_PATH], usize, Quat, Quat)>,
+    pub(super) long_turns: Vec<(usize, [usize; MAX_PATH], usize, Quat, Quat)>,
     /// The `Copied` joints: (target, source).
-    copied: Vec<(usize, usize)>,
+    pub(super) copied: Vec<(usize, usize)>,
     /// The `Fixed` joints: (target, local rotation).
-    fixed: Vec<(usize, Quat)>,
+    pub(super) fixed: Vec<(usize, Quat)>,
     /// The target joints whose world rotation the frame computes, parents first, and
     /// whether it is their solve (`World`) or read from them.
-    world_order: Vec<(usize, bool)>,
+    pub(super) world_order: Vec<(usize, bool)>,
     /// The source joints whose world rotations the frame computes, parents first: on a
     /// frame whose copies take their local form (`copies`), and on another.
     pub source_world: [Vec<usize>; 2],
@@ -295,104 +294,6 @@ impl Retargeter {
         close_upwards(&mut target, &self.plan.target_parents);
         let order = |m: &[bool]| (0..m.len()).filter(|&j| m[j]).collect();
         (target, [order(&rigid), order(&other)])
-    }
-}
-
-// The per-frame loops take the plan and the fit as arguments of their own: references the
-// compiler knows nothing writes through, so it keeps their arrays' addresses in registers
-// across the writes to the poses (read through the `Arc` on every joint, they cost 5% of a
-// pose's solve).
-
-/// The source's world rotations of the joints the plan asks for (`LocalPlan::source_world`),
-/// on a rigid frame or another.
-pub(in crate::retarget) fn source_world_rotations(
-    plan: &Plan,
-    fit: &Fit,
-    rigid: bool,
-    locals: &[Quat],
-    out: &mut [Quat],
-) {
-    for &j in &fit.locals.source_world[usize::from(!rigid)] {
-        out[j] = match plan.source_parents[j] {
-            Some(p) => out[p],
-            None => plan.source_container_rotation,
-        } * locals[j];
-    }
-}
-
-/// Every target joint's local rotation, and the world rotations the plan asks for
-/// (`source_world`: the source's; `target_world` receives the target's): first the local
-/// forms, which read the source's locals alone, then the world solves and the world
-/// rotations read, parents first.
-pub(in crate::retarget) fn solve_rotations(
-    plan: &Plan,
-    fit: &Fit,
-    placed: &[glam::Affine3A],
-    source: &Pose,
-    target: &mut Pose,
-    source_world: &[Quat],
-    target_world: &mut [Quat],
-) {
-    let order = &fit.locals;
-    let locals = &source.rotations;
-    order.turns.solve(locals, &mut target.rotations);
-    for &(t, path, len, before, after) in &order.long_turns {
-        let q = path[..len].iter().fold(before, |q, &s| q * locals[s]);
-        target.rotations[t] = (q * after).normalize();
-    }
-    for &(t, s) in &order.copied {
-        target.rotations[t] = locals[s].normalize();
-    }
-    for &(t, q) in &order.fixed {
-        target.rotations[t] = q;
-    }
-    for &(i, solved_here) in &order.world_order {
-        let parent = match plan.target_parents[i] {
-            Some(p) => target_world[p],
-            None => plan.target_container_rotation,
-        };
-        if solved_here {
-            let world = world_rotation(plan, fit, i, placed, parent, source_world);
-            target_world[i] = world;
-            target.rotations[i] = (parent.inverse() * world).normalize();
-        } else {
-            target_world[i] = parent * target.rotations[i];
-        }
-    }
-}
-
-/// Target joint `i`'s world rotation by its `RotationSolve`, under `parent_world`.
-fn world_rotation(
-    plan: &Plan,
-    fit: &Fit,
-    i: usize,
-    placed: &[glam::Affine3A],
-    parent_world: Quat,
-    source_world: &[Quat],
-) -> Quat {
-    let world = match fit.rotations[i] {
-        RotationSolve::Keep => parent_world * plan.target_reference.rotations[i],
-        RotationSolve::Mapped { source, offset } => source_world[source] * offset,
-        RotationSolve::Between {
-            low_source,
-            low_delta,
-            high_source,
-            high_delta,
-            fraction,
-            reference_world,
-        } => {
-            let low = source_world[low_source] * low_delta;
-            let mut high = source_world[high_source] * high_delta;
-            if low.dot(high) < 0.0 {
-                high = -high;
-            }
-            low.slerp(high, fraction) * reference_world
-        }
-        RotationSolve::Twist(twist) => twist.world(source_world),
-    };
-    match plan.root_at[i] {
-        Some(k) => fit.roots[k].hip_line_turn(placed, world),
-        None => world,
     }
 }
 
