@@ -4,7 +4,7 @@
 use super::fast::frame;
 use super::fast::{copies, fk};
 use super::root::chain_world;
-use super::{Fit, Plan, PoseScratch, Retargeter, TranslationSolve};
+use super::{Fit, Plan, PoseScratch, Retargeter};
 use crate::pose::Pose;
 use glam::{Affine3A, Quat, Vec3};
 
@@ -135,28 +135,14 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         None => &fit.locals.all_copies,
     };
     for &t in &copies[0] {
-        solve_translation(
-            plan,
-            fit,
-            &plan.translations[t],
-            &frame,
-            &mut world_of,
-            target,
-        );
+        solve_translation(plan, fit, t, &frame, &mut world_of, target);
     }
     for r in &fit.roots {
         let parent = world_of(r.target_chain(), target);
         r.solve(placed, parent, target);
     }
     for &t in &copies[1] {
-        solve_translation(
-            plan,
-            fit,
-            &plan.translations[t],
-            &frame,
-            &mut world_of,
-            target,
-        );
+        solve_translation(plan, fit, t, &frame, &mut world_of, target);
     }
     if fit.roots.iter().any(|r| r.hips_move) {
         for r in fit.roots.iter().filter(|r| r.hips_move) {
@@ -164,14 +150,7 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         }
         // Copies placed in the world under the pelvis follow it to where it settled.
         for &t in &copies[1] {
-            solve_translation(
-                plan,
-                fit,
-                &plan.translations[t],
-                &frame,
-                &mut world_of,
-                target,
-            );
+            solve_translation(plan, fit, t, &frame, &mut world_of, target);
         }
     }
     for f in &plan.follows {
@@ -182,17 +161,18 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
     }
 }
 
-/// Sets `t`'s target joint where its source joint is (scaled): in its parent's frame
-/// where both sides are rigid (`copies`), else in the world, under its parent's world
-/// transform (`world_of` its chain).
+/// Sets the target joint of translation solve `t` where its source joint is (scaled): in
+/// its parent's frame where both sides are rigid (`copies`), else in the world, under its
+/// parent's world transform (`world_of` its chain).
 fn solve_translation(
     plan: &Plan,
     fit: &Fit,
-    t: &TranslationSolve,
+    t: usize,
     frame: &Frame,
     world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
     target: &mut Pose,
 ) {
+    let t = &plan.translations[t];
     // Scaled as the pelvis is, so an IK target keeps its place on a rescaled rig.
     let k = fit.roots.first().map_or(1.0, |r| r.scale);
     if let (Some(scales), Some(copy), Some(&s)) = (frame.rigid, t.local, t.source_chain.last()) {
