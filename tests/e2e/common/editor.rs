@@ -9,12 +9,17 @@ use std::path::PathBuf;
 
 /// The editor on `project` with `tab` shown, paused, after two frames.
 pub fn editor_on(project: PathBuf, tab: Tab) -> Harness<'static, StudioApp> {
+    editor_at(Some(project), tab)
+}
+
+/// As [`editor_on`], on the bundled demo when `project` is `None`.
+pub fn editor_at(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
     let prefs = Prefs {
         tab,
         ..Prefs::default()
     };
     let launch = Launch {
-        project: Some(project),
+        project,
         ..Launch::default()
     };
     let mut app = StudioApp::with_launch(launch, prefs);

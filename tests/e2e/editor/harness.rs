@@ -3,33 +3,16 @@
 use egui::Modifiers;
 use egui_kittest::Harness;
 use glam::Quat;
-use retarget_studio::app::Launch;
 use retarget_studio::app::command::Command;
 use retarget_studio::app::panels::Tab;
-use retarget_studio::app::studio::{Prefs, StudioApp};
+use retarget_studio::app::studio::StudioApp;
 use retarget_studio::core::retarget::PoseScratch;
 use retarget_studio::core::{HumanBone, Pose};
 use retarget_studio::session::Session;
 use std::path::PathBuf;
 
 pub(super) fn harness_on(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
-    let prefs = Prefs {
-        tab,
-        ..Prefs::default()
-    };
-    let mut app = StudioApp::with_launch(
-        Launch {
-            project,
-            ..Launch::default()
-        },
-        prefs,
-    );
-    app.playback.playing = false;
-    assert!(app.error.is_none(), "{:?}", app.error);
-    let mut h = Harness::new_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
-    h.set_size(egui::vec2(1500.0, 900.0));
-    h.run_steps(2);
-    h
+    crate::common::editor::editor_at(project, tab)
 }
 
 /// The target's local pose at the current time, retargeted from scratch.

@@ -16,7 +16,7 @@ use crate::sampler::TrackReader;
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
 
-/// A thread's working memory for [`Retargeter::retarget_pose_with`].
+/// A thread's working memory for [`Retargeter::retarget_pose`].
 #[derive(Clone, Debug, Default)]
 pub struct PoseScratch {
     pub(super) source_world: Vec<Quat>,
