@@ -29,7 +29,7 @@ fn main() {
             }
         }),
         Some(Command::Screenshot(args)) => screenshot(args),
-        None => open_editor(cli.project),
+        None => open_editor(&cli.open),
     };
     if let Err(e) = result {
         if interrupt::is_interrupted(&e) {
@@ -47,9 +47,18 @@ fn print(out: String) {
 }
 
 #[cfg(feature = "gui")]
-fn open_editor(project: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+fn open_editor(args: &retarget_studio::cli::EditorArgs) -> anyhow::Result<()> {
+    let files = args.files()?;
+    if let (Some(_), Some(file)) = (&files.project, &files.either) {
+        anyhow::bail!(
+            "{}: with a project, say which side it replaces (--source or --target)",
+            file.display()
+        );
+    }
     retarget_studio::app::run(retarget_studio::app::Launch {
-        project,
+        project: files.project.or(files.either),
+        source: files.source,
+        target: files.target,
         ..Default::default()
     })
 }
@@ -83,6 +92,8 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
     retarget_studio::app::run(Launch {
         tab,
         project: args.project,
+        source: args.source,
+        target: args.target,
         screenshot: Some(ScreenshotRequest {
             out: args.out,
             frame: args.frame,
@@ -106,6 +117,6 @@ fn screenshot(_: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> {
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_editor(_: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+fn open_editor(_: &retarget_studio::cli::EditorArgs) -> anyhow::Result<()> {
     anyhow::bail!("this build has no editor (built without the `gui` feature); try `inspect`")
 }

@@ -36,6 +36,8 @@ pub struct CharacterView {
     pub show_helpers: bool,
     /// This character's helper joints, found on its first pose.
     helpers: Vec<bool>,
+    /// Joints the bone map pairs: never helpers, whatever they deform.
+    mapped: Vec<usize>,
 }
 
 impl CharacterView {
@@ -55,6 +57,19 @@ impl CharacterView {
             framed_size: egui::Vec2::ZERO,
             show_helpers: false,
             helpers: Vec::new(),
+            mapped: Vec::new(),
+        }
+    }
+
+    /// The joints the map pairs on this side: drawn as bones of the body even when they
+    /// move no vertex (a VRM's labelled shins, a mapped end bone), so a right retarget never
+    /// looks broken for a hidden bone.
+    pub fn set_mapped(&mut self, mut joints: Vec<usize>) {
+        joints.sort_unstable();
+        joints.dedup();
+        if joints != self.mapped {
+            self.mapped = joints;
+            self.helpers.clear();
         }
     }
 
@@ -130,6 +145,11 @@ impl CharacterView {
                 meshes,
                 skeleton.humanoid(),
             );
+            for &j in &self.mapped {
+                if let Some(h) = self.helpers.get_mut(j) {
+                    *h = false;
+                }
+            }
         }
         let scene = Arc::make_mut(&mut self.scene);
         if self.show_helpers {

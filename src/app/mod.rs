@@ -7,8 +7,10 @@ pub mod command;
 pub mod document;
 pub mod errors;
 mod floor;
+pub mod graphics;
 pub mod guard;
 mod live;
+pub mod names;
 pub mod panels;
 pub mod screenshot;
 pub mod studio;
@@ -25,8 +27,13 @@ use std::path::PathBuf;
 /// How the editor starts.
 #[derive(Clone, Debug, Default)]
 pub struct Launch {
-    /// A project to open; `None` opens the bundled demo.
+    /// A project to open, or one file opened onto the demo's other side by what it holds;
+    /// `None` (and no side below) opens the bundled demo.
     pub project: Option<PathBuf>,
+    /// A source and a target named outright: both make a new project; one replaces that side
+    /// of the project (or of the demo).
+    pub source: Option<PathBuf>,
+    pub target: Option<PathBuf>,
     /// Render, save the window's image and exit.
     pub screenshot: Option<ScreenshotRequest>,
     /// Window size in points.
@@ -47,6 +54,12 @@ pub struct Launch {
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.
 pub fn demo_project() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/demo.ron")
+}
+
+/// Whether `path` is the bundled demo's project (which edits never write over).
+pub fn is_demo(path: &std::path::Path) -> bool {
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    path == demo_project() || canonical(path).is_some_and(|p| Some(p) == canonical(&demo_project()))
 }
 
 /// The folder named by `RETARGET_STUDIO_STATE_DIR`, where the editor keeps its saved
@@ -88,7 +101,7 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport,
         depth_buffer: 24,
-        multisampling: 4,
+        multisampling: graphics::multisampling(),
         // A screenshot run must be the size asked for, not the last session's.
         persist_window: launch.screenshot.is_none(),
         persistence_path,

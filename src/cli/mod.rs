@@ -24,13 +24,89 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A project to open in the editor (default: the bundled demo).
+    #[command(flatten)]
+    pub open: EditorArgs,
+}
+
+/// What the editor opens: `retarget-studio [PROJECT | SOURCE [TARGET]]`, with `--source` and
+/// `--target` naming a side outright.
+#[derive(clap::Args, Debug, Default)]
+pub struct EditorArgs {
+    /// A project (.ron); or a source and a target (GLB/glTF/VRM/VRMA/BVH/FBX), in that
+    /// order; or one file, opened onto the demo's other side: as the source when it has
+    /// animation, as the target otherwise. Nothing: the bundled demo.
+    #[arg(value_name = "FILE", num_args = 0..=2)]
+    pub files: Vec<PathBuf>,
+    /// The animated file, whatever it holds.
+    #[arg(long, value_name = "FILE")]
+    pub source: Option<PathBuf>,
+    /// The character to animate, whatever it holds.
+    #[arg(long, value_name = "FILE")]
+    pub target: Option<PathBuf>,
+}
+
+/// The files the editor opens, sorted out from [`EditorArgs`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EditorFiles {
     pub project: Option<PathBuf>,
+    pub source: Option<PathBuf>,
+    pub target: Option<PathBuf>,
+    /// One file named without a side: its side is chosen by what it holds.
+    pub either: Option<PathBuf>,
+}
+
+impl EditorArgs {
+    /// Which file is what: a `.ron` is the project; two other files are source then target;
+    /// one other file is the source or the target as `--source`/`--target` leave it.
+    pub fn files(&self) -> anyhow::Result<EditorFiles> {
+        let is_project = |p: &PathBuf| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+        let (projects, others): (Vec<_>, Vec<_>) = self.files.iter().cloned().partition(is_project);
+        if projects.len() > 1 {
+            anyhow::bail!("open one project at a time (named: {})", names(&projects));
+        }
+        let mut files = EditorFiles {
+            project: projects.into_iter().next(),
+            source: self.source.clone(),
+            target: self.target.clone(),
+            either: None,
+        };
+        match others.as_slice() {
+            [] => {}
+            [one] => match (&files.source, &files.target) {
+                (None, None) => files.either = Some(one.clone()),
+                (None, Some(_)) => files.source = Some(one.clone()),
+                (Some(_), None) => files.target = Some(one.clone()),
+                (Some(_), Some(_)) => anyhow::bail!(
+                    "{}: --source and --target already name both sides",
+                    one.display()
+                ),
+            },
+            [source, target] => {
+                if files.source.is_some() || files.target.is_some() {
+                    anyhow::bail!(
+                        "two files and --source or --target: name each side once (SOURCE TARGET, or --source and --target)"
+                    );
+                }
+                files.source = Some(source.clone());
+                files.target = Some(target.clone());
+            }
+            _ => unreachable!("clap takes at most two files"),
+        }
+        Ok(files)
+    }
+}
+
+fn names(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print the skeletons, clips, meshes, unit and up axis of a glTF/GLB/VRM/BVH file.
+    /// Print the skeletons, clips, meshes, unit and up axis of a glTF/GLB/VRM/VRMA/BVH/FBX file.
     Inspect(inspect::InspectArgs),
     /// Map a source's bones onto a target's; print the map, optionally save a project.
     Map(map::MapArgs),
@@ -50,8 +126,16 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct ScreenshotArgs {
-    /// The project to show (default: the bundled demo).
+    /// The project to show (default: the bundled demo), or one file onto the demo's other
+    /// side.
     pub project: Option<PathBuf>,
+    /// A source file: with --target, a new project of the two; alone, onto the project's
+    /// (or the demo's) target.
+    #[arg(long, value_name = "FILE")]
+    pub source: Option<PathBuf>,
+    /// A target file, as --source.
+    #[arg(long, value_name = "FILE")]
+    pub target: Option<PathBuf>,
     /// Where to write the PNG.
     #[arg(long)]
     pub out: PathBuf,
@@ -103,10 +187,10 @@ pub fn parse_size(s: &str) -> Result<[f32; 2], String> {
 /// The source and target files of a command.
 #[derive(clap::Args, Debug)]
 pub struct SideArgs {
-    /// The animated file (GLB/glTF/VRM/BVH).
+    /// The animated file (GLB/glTF/VRM/VRMA/BVH/FBX).
     #[arg(long)]
     pub source: PathBuf,
-    /// The character to animate (GLB/glTF/VRM).
+    /// The character to animate (GLB/glTF/VRM/FBX).
     #[arg(long)]
     pub target: PathBuf,
     #[command(flatten)]
@@ -117,10 +201,10 @@ pub struct SideArgs {
 /// overriding the project's).
 #[derive(clap::Args, Debug, Default)]
 pub struct OpenArgs {
-    /// The animated file (GLB/glTF/VRM/BVH); optional with --project.
+    /// The animated file (GLB/glTF/VRM/VRMA/BVH/FBX); optional with --project.
     #[arg(long)]
     pub source: Option<PathBuf>,
-    /// The character to animate (GLB/glTF/VRM); optional with --project.
+    /// The character to animate (GLB/glTF/VRM/FBX); optional with --project.
     #[arg(long)]
     pub target: Option<PathBuf>,
     /// A project file (map, reference poses); without one the map is automatic.
@@ -254,4 +338,44 @@ pub fn open_session(
     };
     interrupt::check()?;
     Ok(session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(args: &[&str]) -> anyhow::Result<EditorFiles> {
+        let mut all = vec!["retarget-studio"];
+        all.extend(args);
+        let cli = Cli::try_parse_from(all).map_err(|e| anyhow::anyhow!("{e}"))?;
+        assert!(cli.command.is_none());
+        cli.open.files()
+    }
+
+    #[test]
+    fn the_editor_takes_a_source_and_a_target_by_place_or_by_name() {
+        let two = files(&["walk.bvh", "robot.vrm"]).unwrap();
+        assert_eq!(two.source, Some("walk.bvh".into()));
+        assert_eq!(two.target, Some("robot.vrm".into()));
+        let named = files(&["--target", "robot.vrm", "--source", "walk.bvh"]).unwrap();
+        assert_eq!((named.source, named.target), (two.source, two.target));
+        // One file: its side by what it holds (the app decides), or the side left free.
+        assert_eq!(
+            files(&["dance.fbx"]).unwrap().either,
+            Some("dance.fbx".into())
+        );
+        let other = files(&["dance.fbx", "--target", "robot.vrm"]).unwrap();
+        assert_eq!(other.source, Some("dance.fbx".into()));
+        // A project, with a side replaced.
+        let project = files(&["walk.ron", "--source", "run.bvh"]).unwrap();
+        assert_eq!(project.project, Some("walk.ron".into()));
+        assert_eq!(project.source, Some("run.bvh".into()));
+        // Too many ways to say it.
+        assert!(files(&["a.bvh", "b.vrm", "--source", "c.bvh"]).is_err());
+        assert!(files(&["a.bvh", "b.vrm", "c.vrm"]).is_err());
+        assert!(files(&["a.ron", "b.ron"]).is_err());
+        // The commands are still commands.
+        let cli = Cli::try_parse_from(["retarget-studio", "inspect", "x.glb"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Inspect(_))));
+    }
 }

@@ -134,6 +134,7 @@ mod tests {
         let session = crate::session::Session::from_project(&crate::app::demo_project()).unwrap();
         Document {
             opened_as: None,
+            loose: [None, None],
             session: Some(session),
             ..Document::default()
         }

@@ -20,6 +20,8 @@ pub struct Document {
     pub revision: u64,
     /// How a file named on its own was opened ("walk.bvh as the source"), for the title.
     pub opened_as: Option<String>,
+    /// Without a session: the side (source, target) opened so far, waiting for the other.
+    pub loose: [Option<PathBuf>; 2],
 }
 
 impl Default for Document {
@@ -30,6 +32,7 @@ impl Default for Document {
             dirty: false,
             revision: 1,
             opened_as: None,
+            loose: [None, None],
         }
     }
 }
@@ -44,6 +47,7 @@ impl Document {
             dirty,
             revision: 1,
             opened_as: None,
+            loose: [None, None],
         }
     }
 
@@ -56,6 +60,7 @@ impl Document {
             dirty: true,
             revision: 1,
             opened_as: None,
+            loose: [None, None],
         })
     }
 

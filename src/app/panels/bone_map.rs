@@ -248,17 +248,24 @@ fn table_ui(
     state: &mut PanelState,
     commands: &mut Vec<Command>,
 ) {
+    // The names get what the fixed columns leave (a wide panel widens them first); each
+    // column is then dragged to taste.
+    let spare = (ui.available_width() - FIXED_COLUMNS).max(0.0);
+    let widths = ((spare * 0.55).max(150.0), (spare * 0.45).max(120.0));
     // Columns dragged wider than the panel scroll sideways here; they never widen it.
     egui::ScrollArea::horizontal()
         .id_salt("bone_map_columns")
         .show(ui, |ui| {
-            table_inner(ui, session, rows, selected, state, commands)
+            table_inner(ui, (session, widths), rows, selected, state, commands)
         });
 }
 
+/// The width of the columns after the two names (bone, method, modes, status), about.
+const FIXED_COLUMNS: f32 = 110.0 + 70.0 + 80.0 + 80.0 + 40.0 + 7.0 * 8.0;
+
 fn table_inner(
     ui: &mut egui::Ui,
-    session: &Session,
+    (session, (name_width, source_width)): (&Session, (f32, f32)),
     rows: &[usize],
     selected: Option<usize>,
     state: &mut PanelState,
@@ -268,6 +275,8 @@ fn table_inner(
     let depth = |j: usize| std::iter::successors(tgt.parents()[j], |&p| tgt.parents()[p]).count();
     let indent = state.sort == Sort::Hierarchy;
     let parents_of = bone_tree::with_children(tgt.parents());
+    let shown = crate::app::names::shown_names(tgt.names());
+    let shown_sources = crate::app::names::shown_names(session.source.skeleton().names());
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     let mut table = TableBuilder::new(ui);
     if std::mem::take(&mut state.reveal_selected)
@@ -279,16 +288,21 @@ fn table_inner(
         .striped(true)
         .sense(egui::Sense::click())
         .column(
-            Column::initial(190.0)
+            Column::initial(name_width)
                 .at_least(60.0)
                 .resizable(true)
                 .clip(true),
         )
-        .column(Column::initial(120.0).at_least(60.0).resizable(true))
+        .column(
+            Column::initial(source_width)
+                .at_least(60.0)
+                .resizable(true)
+                .clip(true),
+        )
         .column(Column::initial(110.0).resizable(true).clip(true))
-        .column(Column::initial(70.0))
-        .column(Column::initial(80.0))
-        .column(Column::initial(80.0))
+        .column(Column::initial(70.0).resizable(true).clip(true))
+        .column(Column::initial(80.0).resizable(true))
+        .column(Column::initial(80.0).resizable(true))
         .column(Column::remainder())
         .header(20.0, |mut header| {
             for (title, sort) in COLUMNS {
@@ -319,13 +333,13 @@ fn table_inner(
                                 ui.add_space(12.0 + ui.spacing().item_spacing.x);
                             }
                         }
-                        clicked |= bone_tree::name_label(ui, name_text).clicked();
+                        clicked |= bone_tree::name_label(ui, shown[t], name_text).clicked();
                     });
                 });
                 row.col(|ui| {
                     source_combo(
                         ui,
-                        session,
+                        (session, &shown_sources),
                         t,
                         name_text,
                         &mut state.source_search,
@@ -359,9 +373,11 @@ fn table_inner(
         });
 }
 
+/// The source picker of target joint `t`: names shown as `shown` has them, searched in
+/// full.
 fn source_combo(
     ui: &mut egui::Ui,
-    session: &Session,
+    (session, shown): (&Session, &[&str]),
     t: usize,
     row_label: &str,
     search: &mut String,
@@ -371,7 +387,8 @@ fn source_combo(
     let current = session.map.for_target(t).map(|p| p.source);
     let width = (ui.available_width() - 8.0).max(60.0);
     let full = current.map_or("—".to_owned(), |s| src.names()[s].clone());
-    let text = bone_tree::elide_middle(ui, &full, width - 20.0).unwrap_or_else(|| full.clone());
+    let short = current.map_or("—", |s| shown[s]);
+    let text = bone_tree::elide_middle(ui, short, width - 20.0).unwrap_or_else(|| short.to_owned());
     let combo = egui::ComboBox::from_id_salt(("source_of", t))
         .selected_text(text)
         .width(width)
@@ -398,7 +415,10 @@ fn source_combo(
                 if !needle.is_empty() && !name.to_lowercase().contains(&needle) {
                     continue;
                 }
-                if ui.selectable_label(current == Some(s), name).clicked() {
+                let label = ui
+                    .selectable_label(current == Some(s), shown[s])
+                    .on_hover_text(name);
+                if label.clicked() {
                     if current != Some(s) {
                         commands.push(Command::Edit(Edit::MapBone {
                             target: t,
@@ -409,12 +429,18 @@ fn source_combo(
                 }
             }
         });
-    let combo_response = if full.chars().count() > 12 {
+    let combo_response = if full.chars().count() > 12 || short != full {
         combo.response.on_hover_text(&full)
     } else {
         combo.response
     };
-    name_widget(&combo_response, format!("{row_label} source"));
+    let name = format!("{row_label} source");
+    let shown = short.to_owned();
+    combo_response.widget_info(move || {
+        let mut info = egui::WidgetInfo::labeled(egui::accesskit::Role::ComboBox, true, &name);
+        info.current_text_value = Some(shown.clone());
+        info
+    });
 }
 
 /// The joints below either hand, and the hands: what "Fold fingers" folds.

@@ -48,15 +48,15 @@ pub fn elide_middle(ui: &egui::Ui, text: &str, width: f32) -> Option<String> {
     Some(elide_chars(text, lo))
 }
 
-/// A clickable name that fits its cell: elided in the middle with the full name on hover,
-/// and named in full for screen readers (and tests).
-pub fn name_label(ui: &mut egui::Ui, name: &str) -> egui::Response {
-    let shown = elide_middle(ui, name, ui.available_width());
-    let label = egui::Label::new(shown.as_deref().unwrap_or(name))
+/// A clickable name that fits its cell: `short` (the name as shown, see `app::names`)
+/// elided in the middle, the full `name` on hover and for screen readers (and tests).
+pub fn name_label(ui: &mut egui::Ui, short: &str, name: &str) -> egui::Response {
+    let shown = elide_middle(ui, short, ui.available_width());
+    let label = egui::Label::new(shown.as_deref().unwrap_or(short))
         .sense(egui::Sense::click())
         .truncate();
     let mut response = ui.add(label);
-    if shown.is_some() {
+    if shown.is_some() || short != name {
         response = response.on_hover_text(name);
         let full = name.to_owned();
         response.widget_info(move || {

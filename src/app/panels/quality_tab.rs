@@ -3,6 +3,7 @@
 //! the bones and limb segments that went furthest. The report itself is computed in the
 //! background (`app::tasks::check`); this only draws it.
 
+use crate::app::names::drawable;
 use crate::app::tasks::check::QualityResult;
 use crate::core::quality::{Measure, Report, Verdict};
 use eframe::egui;
@@ -47,7 +48,7 @@ pub fn quality_ui(ui: &mut egui::Ui, view: &QualityView, clip: Option<&str>) {
     }
 }
 
-fn report_ui(ui: &mut egui::Ui, r: &Report) {
+pub(crate) fn report_ui(ui: &mut egui::Ui, r: &Report) {
     let failed = r.verdicts.iter().filter(|v| !v.passed).count();
     let (word, color) = if r.passed {
         ("PASS", PASS_COLOR)
@@ -81,7 +82,8 @@ fn report_ui(ui: &mut egui::Ui, r: &Report) {
         if ui.button("Copy").clicked() {
             ui.ctx().copy_text(r.to_text());
         }
-        ui.add(egui::Label::new(egui::RichText::new(r.to_text()).monospace()).wrap());
+        let text = r.to_text();
+        ui.add(egui::Label::new(egui::RichText::new(drawable(&text)).monospace()).wrap());
     });
 }
 
@@ -134,7 +136,8 @@ fn flags_ui(ui: &mut egui::Ui, r: &Report) {
         ui.label("none: every measure keeps its limit");
     }
     for flag in &r.flags {
-        ui.add(egui::Label::new(egui::RichText::new(&flag.message).color(FAIL_COLOR)).wrap());
+        let message = drawable(&flag.message);
+        ui.add(egui::Label::new(egui::RichText::new(message).color(FAIL_COLOR)).wrap());
     }
 }
 
@@ -173,11 +176,70 @@ fn worst_segments_ui(ui: &mut egui::Ui, r: &Report) {
             }
             ui.end_row();
             for s in d.per_segment.iter().take(WORST_SHOWN) {
-                // The segment's name has an arrow the default fonts lack.
-                ui.label(s.segment.replace('→', " > "));
+                ui.label(drawable(&s.segment));
                 ui.monospace(format!("{:.2}°", s.mean_deg));
                 ui.monospace(format!("{:.2}°", s.max_deg));
                 ui.end_row();
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egui_kittest::kittest::{NodeT, Queryable};
+
+    /// Every text the tab shows is drawn with glyphs its fonts have (no boxes): the CMU
+    /// walk on CesiumMan, judged against limits so tight every measure breaks, so every
+    /// flag is there, the direction one with its limb segment.
+    #[test]
+    fn every_text_of_the_report_is_in_the_fonts() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let session = crate::session::Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &assets.join("gltf/CesiumMan.glb"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        let limits = crate::core::quality::Thresholds {
+            direction_deg: 0.0,
+            body: 0.0,
+            ..Default::default()
+        };
+        let report = session.quality(None, &limits).unwrap();
+        assert!(report.flags.iter().any(|f| f.message.contains('→')));
+        let mut h = egui_kittest::Harness::new_ui(|ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| report_ui(ui, &report));
+        });
+        h.set_size(egui::vec2(900.0, 4000.0));
+        h.get_by_label("The report as text").click();
+        h.run();
+        let font = egui::FontId::proportional(14.0);
+        let mono = egui::FontId::monospace(14.0);
+        let texts: Vec<String> = h
+            .query_all(
+                egui_kittest::kittest::by()
+                    .include_labels()
+                    .predicate(|n| n.label().is_some() || n.value().is_some()),
+            )
+            .flat_map(|n| [n.accesskit_node().label(), n.accesskit_node().value()])
+            .flatten()
+            .collect();
+        assert!(texts.iter().any(|t| t.contains(" > ")), "{texts:?}");
+        for text in &texts {
+            let missing: String = text
+                .chars()
+                .filter(|&c| {
+                    !c.is_control()
+                        && !h
+                            .ctx
+                            .fonts_mut(|f| f.has_glyph(&font, c) && f.has_glyph(&mono, c))
+                })
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "'{text}' has glyphs the fonts lack: {missing:?}"
+            );
+        }
+    }
 }

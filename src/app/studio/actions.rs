@@ -199,28 +199,38 @@ impl StudioApp {
         }
     }
 
-    /// Replaces one side; the map is made anew (automatically) for the new pair.
+    /// Replaces one side; the map is made anew (automatically) for the new pair. The
+    /// project stays the same project, changed (its name, its folder for exports), unless it
+    /// is the bundled demo, which a new pair never writes over.
     pub(super) fn load_side(&mut self, source: Option<PathBuf>, target: Option<PathBuf>) {
-        let current = self
-            .doc
-            .session
-            .as_ref()
-            .map(|s| (s.source.path.clone(), s.target.path.clone()));
-        let (Some(src), Some(tgt)) = (
-            source
-                .clone()
-                .or_else(|| current.as_ref().map(|c| c.0.clone())),
-            target
-                .clone()
-                .or_else(|| current.as_ref().map(|c| c.1.clone())),
-        ) else {
-            self.error =
-                Some("Load a source and a target: the other side is still missing.".into());
+        let [old_source, old_target] = match &self.doc.session {
+            Some(s) => [Some(s.source.path.clone()), Some(s.target.path.clone())],
+            None => self.doc.loose.clone(),
+        };
+        let (source, target) = (source.or(old_source), target.or(old_target));
+        let (Some(src), Some(tgt)) = (source.clone(), target.clone()) else {
+            // One side so far (after File ▸ New): shown as waiting until the other comes.
+            let other = if source.is_some() {
+                "a target"
+            } else {
+                "a source"
+            };
+            self.doc.loose = [source, target];
+            self.status = Some(format!("Now open {other}."));
             return;
         };
+        let project_path = self
+            .doc
+            .project_path
+            .clone()
+            .filter(|p| !crate::app::is_demo(p));
         let inject = self.take_injected(Job::Load);
         match catch(Job::Load, inject, || Document::from_files(&src, &tgt)) {
-            Ok(doc) => self.set_document(doc),
+            Ok(mut doc) => {
+                doc.project_path = project_path;
+                self.set_document(doc);
+                self.status = None;
+            }
             Err(e) => self.fail("Could not load", &e),
         }
     }
@@ -304,7 +314,10 @@ impl StudioApp {
             Err(e) if e == crate::app::tasks::export::CANCELLED => {
                 self.status = Some("Export cancelled; nothing was written.".into())
             }
-            Err(e) => self.error = Some(format!("Export failed:\n{e}")),
+            Err(e) => {
+                self.status = None;
+                self.error = Some(format!("Export failed:\n{e}"));
+            }
         }
     }
 
@@ -331,8 +344,11 @@ impl StudioApp {
                     dirty: true,
                     revision: self.doc.revision + 1,
                     opened_as: None,
+                    loose: [None, None],
                 };
                 self.set_document(doc);
+                // What the status said ("Opened … as the target") is no longer so.
+                self.status = Some("Swapped: the target is now the source.".into());
             }
             Ok(_) => {
                 self.error = Some("Cannot swap: the target has no clip to play as a source.".into())

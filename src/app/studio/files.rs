@@ -62,10 +62,11 @@ pub struct Overwrite {
     pub then: Command,
 }
 
-/// Which side a file named on its own opens as: the source when it has clips and no mesh
-/// (a BVH, an animation-only GLB), the target otherwise.
+/// Which side a file named on its own opens as: the source when it has animation (a clip
+/// that moves: a BVH, a Mixamo dance with its mesh), the target otherwise (a character
+/// alone, or with a one-frame take).
 pub fn side_for(asset: &crate::io::Asset) -> crate::session::SideRole {
-    if asset.meshes.is_empty() && !asset.clips.is_empty() {
+    if asset.clips.iter().any(|c| c.clip.duration_secs() > 0.0) {
         crate::session::SideRole::Source
     } else {
         crate::session::SideRole::Target
@@ -91,6 +92,19 @@ pub fn default_export_path(
 }
 
 impl StudioApp {
+    /// Opens what the command line named (see [`crate::app::Launch`]).
+    pub(super) fn open_launch_files(&mut self, launch: &crate::app::Launch) {
+        let sides = (launch.source.clone(), launch.target.clone());
+        match (&launch.project, &sides) {
+            (None, (Some(_), Some(_))) => {}
+            (Some(path), _) => self.open_file(path),
+            (None, _) => self.open_project(&crate::app::demo_project()),
+        }
+        if sides.0.is_some() || sides.1.is_some() {
+            self.load_side(sides.0, sides.1);
+        }
+    }
+
     /// Opens a file named on the command line: a `.ron` as a project; any other file onto
     /// the open project's other side, as the target, or as the source when it has clips and
     /// no mesh. The title and the status line say which.
@@ -127,9 +141,9 @@ impl StudioApp {
                 crate::session::SideRole::Target => "target",
             };
             let why = if role == "source" {
-                "it has clips and no mesh"
+                "it has animation"
             } else {
-                "it has a mesh or no clips"
+                "it has no animation"
             };
             self.doc.opened_as = Some(format!("{name} as the {role}"));
             self.status = Some(format!("Opened {name} as the {role} ({why})."));

@@ -99,6 +99,7 @@ impl StudioApp {
                 self.menu_item(ui, "Reset layout", Action::ResetLayout);
             });
             ui.menu_button("Help", |ui| {
+                self.menu_item(ui, "User guide", Action::ShowGuide);
                 self.menu_item(ui, "Keyboard shortcuts", Action::ShowShortcuts);
             });
             if let Some(status) = &self.status {
@@ -136,8 +137,8 @@ impl StudioApp {
         }
     }
 
-    /// A dropped .ron opens; a character file dropped on the left half loads as the source,
-    /// on the right half as the target.
+    /// A dropped .ron opens; a character file dropped on the source viewport loads as the
+    /// source, on the target viewport (or the tools beside it) as the target.
     pub(super) fn handle_dropped_files(&mut self, ctx: &egui::Context) {
         let (dropped, pos, width) = ctx.input(|i| {
             (
@@ -146,6 +147,9 @@ impl StudioApp {
                 i.viewport_rect().width(),
             )
         });
+        // Left of the line between the two viewports is the source's (the tool panel on
+        // the right is the target's side too).
+        let split = self.drawn.viewport_split.unwrap_or(width / 2.0);
         for file in dropped {
             let path = file.path().to_path_buf();
             if path.as_os_str().is_empty() {
@@ -156,7 +160,7 @@ impl StudioApp {
                 .and_then(|e| e.to_str())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let left = pos.is_none_or(|p| p.x < width / 2.0);
+            let left = pos.is_none_or(|p| p.x < split);
             let command = match ext.as_str() {
                 "ron" => Command::OpenProject(path),
                 "bvh" => Command::LoadSource(path),

@@ -49,11 +49,20 @@ impl StudioApp {
                 });
             return;
         }
-        let (min, max) = panel_range(width);
+        let (min, mut max) = panel_range(width);
+        // A window made narrower takes the width from the panel first: the viewports keep
+        // theirs until the panel is at its narrowest.
+        if let Some(before) = self.drawn.window_width
+            && width < before
+            && self.drawn.tools_width > 0.0
+        {
+            max = max.min((self.drawn.tools_width - (before - width)).max(min));
+        }
+        self.drawn.window_width = Some(width);
         let shown = egui::Panel::right(("tools", generation))
             .resizable(true)
             .size_range(min..=max)
-            .default_size(default_panel_width(width))
+            .default_size(default_panel_width(width).min(max))
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
                     let hide = ui.small_button("»").on_hover_text(

@@ -21,6 +21,7 @@ use std::time::Instant;
 mod actions;
 mod contacts;
 pub mod files;
+mod guide;
 mod input;
 pub mod layout;
 mod live_check;
@@ -176,10 +177,7 @@ impl StudioApp {
             inject_panic: None,
             no_dialogs: std::env::var_os("RETARGET_STUDIO_NO_DIALOGS").is_some(),
         };
-        match &launch.project {
-            Some(path) => app.open_file(path),
-            None => app.open_project(&super::demo_project()),
-        }
+        app.open_launch_files(&launch);
         if let (Some(name), Some(session)) = (&launch.select, &app.doc.session) {
             match session.target.skeleton().find(name) {
                 Some(j) => {
@@ -317,9 +315,12 @@ impl StudioApp {
 
     /// Poses both characters at the playback time (the target through the live retarget).
     fn update_characters(&mut self) {
-        let (Some(session), Some(clip)) = (&self.doc.session, self.clip.clone()) else {
+        let Some(session) = &self.doc.session else {
             return;
         };
+        // A source without animation plays nothing: both characters stand at rest (the live
+        // retarget finds no clip of that name and leaves both poses at rest).
+        let clip = self.clip.clone().unwrap_or_default();
         let current = self
             .live
             .as_ref()
@@ -347,6 +348,12 @@ impl StudioApp {
             return;
         }
         let Some(live) = &self.live else { return };
+        if !current {
+            let pairs = session.map.pairs();
+            self.views[0].set_mapped(pairs.iter().map(|p| p.source).collect());
+            self.views[1].set_mapped(pairs.iter().map(|p| p.target).collect());
+        }
+        self.drawn.posed_at = Some(time);
         let (src, tgt) = (&session.source, &session.target);
         let src_meshes = meshes_of(&src.asset, src.skeleton_index);
         let tgt_meshes = meshes_of(&tgt.asset, tgt.skeleton_index);
@@ -400,21 +407,25 @@ impl StudioApp {
         self.handle_view_keys(&ctx);
         self.handle_dropped_files(&ctx);
         self.poll_export(&ctx);
-        self.update_characters();
         self.update_quality(&ctx);
         self.update_contacts(&ctx);
         self.autosave_now(&ctx);
 
-        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        let menu = egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        self.drawn.menu_bottom = menu.response.rect.bottom();
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| self.timeline_strip(ui));
         self.tools_panel_ui(ui);
+        // Posed after the timeline and the tools had their say this frame: a scrub while
+        // paused shows the frame under the handle now, not on the next repaint.
+        self.update_characters();
         egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
         self.file_prompts_ui(&ctx);
         self.shortcuts_ui(&ctx);
+        self.guide_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 
@@ -434,8 +445,7 @@ impl StudioApp {
             job.drive(&ctx, self.frames.frame, self.error.as_deref());
         }
         self.frames
-            .times_ms
-            .push(started.elapsed().as_secs_f32() * 1e3);
+            .record_cpu(started.elapsed().as_secs_f32() * 1e3);
         if self.frames.frame == 1 {
             log_startup(self.frames.started);
         }
@@ -447,7 +457,8 @@ impl StudioApp {
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
         match self.clip_info() {
             Some(info) => {
-                let timeline = timeline_ui(ui, &mut self.playback, &info);
+                let fps = self.frames.fps();
+                let timeline = timeline_ui(ui, &mut self.playback, &info, fps);
                 if let Some(name) = timeline.picked {
                     self.commands.push(Command::SelectClip(name));
                 }
@@ -470,14 +481,18 @@ impl StudioApp {
         self.tasks.export.is_some()
     }
 
-    /// With `RETARGET_STUDIO_TIMINGS` set, prints the CPU time per frame so far.
+    /// With `RETARGET_STUDIO_TIMINGS` set, prints the CPU time per frame and the wall time
+    /// from frame to frame (drawing included) over the frames kept.
     fn log_frame_times(&self) {
         if std::env::var_os("RETARGET_STUDIO_TIMINGS").is_some()
             && let Some((median, p99)) = self.frame_time_stats()
         {
+            let (wall, wall_p99) = self.frames.interval_stats().unwrap_or_default();
             eprintln!(
-                "CPU per frame over {} frames: median {median:.2} ms, p99 {p99:.2} ms",
-                self.frames.times_ms.len()
+                "CPU per frame over {} frames: median {median:.2} ms, p99 {p99:.2} ms; \
+                 frame to frame: median {wall:.1} ms, p99 {wall_p99:.1} ms ({:.1} fps)",
+                self.frames.times_ms.len(),
+                1000.0 / wall.max(1e-3)
             );
         }
     }

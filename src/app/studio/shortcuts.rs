@@ -14,6 +14,7 @@ pub enum Action {
     FrameBoth,
     ResetLayout,
     ShowShortcuts,
+    ShowGuide,
 }
 
 /// Shortcuts the app handles itself, in the order they are checked: with Shift first, as a
@@ -114,6 +115,7 @@ impl StudioApp {
             }
             Action::ResetLayout => self.reset_layout(),
             Action::ShowShortcuts => self.prompts.shortcuts_open = true,
+            Action::ShowGuide => self.prompts.guide_open = true,
         }
     }
 
@@ -135,25 +137,60 @@ impl StudioApp {
             return;
         }
         let mut open = true;
+        let area = self.below_menu(ctx);
         egui::Window::new("Keyboard shortcuts")
             .open(&mut open)
             .default_width(420.0)
+            .default_pos(area.min + egui::vec2(24.0, 12.0))
+            .constrain_to(area)
             .show(ctx, |ui| {
-                egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
-                    for (keys, _, what) in table() {
-                        ui.monospace(ctx.format_shortcut(&keys));
-                        ui.label(what);
-                        ui.end_row();
-                    }
-                    for (keys, what) in OTHER_KEYS {
-                        ui.monospace(keys);
-                        ui.label(what);
-                        ui.end_row();
-                    }
-                });
+                egui::ScrollArea::vertical().show(ui, |ui| shortcut_grid(ui, ctx));
             });
         self.prompts.shortcuts_open = open;
     }
+
+    /// Help ▸ User guide: the editor guide, in a window of its own.
+    pub(super) fn guide_ui(&mut self, ctx: &egui::Context) {
+        if !self.prompts.guide_open {
+            return;
+        }
+        let mut open = true;
+        let area = self.below_menu(ctx);
+        egui::Window::new("User guide")
+            .open(&mut open)
+            .default_width(640.0)
+            .default_height(area.height() * 0.8)
+            .default_pos(area.min + egui::vec2(48.0, 12.0))
+            .constrain_to(area)
+            .show(ctx, |ui| {
+                egui::ScrollArea::vertical().show(ui, super::guide::guide_ui);
+            });
+        self.prompts.guide_open = open;
+    }
+
+    /// The window's area under the menu bar: where windows open and stay, so none covers
+    /// the menus.
+    pub(super) fn below_menu(&self, ctx: &egui::Context) -> egui::Rect {
+        let mut area = ctx.content_rect();
+        area.min.y = area.min.y.max(self.drawn.menu_bottom);
+        area
+    }
+}
+
+/// Every key and what it does, two columns.
+fn shortcut_grid(ui: &mut egui::Ui, ctx: &egui::Context) {
+    egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+        for (keys, _, what) in table() {
+            ui.monospace(ctx.format_shortcut(&keys));
+            ui.label(what);
+            ui.end_row();
+        }
+        for (keys, what) in OTHER_KEYS {
+            ui.monospace(keys);
+            ui.label(what);
+            ui.end_row();
+        }
+    });
 }
 
 #[cfg(test)]

@@ -51,30 +51,42 @@ impl StudioApp {
                 }
             }
         });
+        let no_clip = self.doc.session.is_some() && self.clip_info().is_none();
+        let mut split = None;
         ui.columns(2, |cols| {
             for (i, col) in cols.iter_mut().enumerate() {
+                if i == 1 {
+                    split = Some(col.max_rect().left());
+                }
                 let label = names
                     .as_ref()
-                    .map_or("Drop a .ron, .glb, .vrm, .fbx or .bvh here", |n| {
-                        n[i].as_str()
-                    });
+                    .map_or(["Source", "Target"][i], |n| n[i].as_str());
                 let notes = self.import_note_count(i);
                 let has_mesh = self.has_mesh(i);
                 // One row whatever the width: the toggles in a menu, the name cut to fit,
                 // so both viewports start at the same height.
                 col.horizontal(|ui| {
                     ui.menu_button("Show", |ui| self.show_toggles_ui(ui, i, has_mesh));
-                    if notes > 0
-                        && ui
+                    self.open_button_ui(ui, i);
+                    if notes > 0 {
+                        let button = ui
                             .small_button(format!("(!) {notes}"))
-                            .on_hover_text("What the reader noticed in this file: click to list")
-                            .clicked()
-                    {
-                        self.prompts.notes_open = Some(i);
+                            .on_hover_text("What the reader noticed in this file: click to list");
+                        if button.clicked() {
+                            self.prompts.notes_open = Some(i);
+                            self.prompts.notes_at = Some(button.rect.left_bottom());
+                        }
                     }
                     ui.add(egui::Label::new(egui::RichText::new(label).strong()).truncate());
                 });
+                if self.doc.session.is_none() {
+                    self.empty_side_ui(col, i);
+                    continue;
+                }
                 let response = self.views[i].ui(col, if i == 1 { gizmo } else { None });
+                if i == 0 && no_clip {
+                    still_note_ui(col, response.rect);
+                }
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
                 if i == 1
                     && let Some(delta) = response.rotate_drag
@@ -86,6 +98,7 @@ impl StudioApp {
                 }
             }
         });
+        self.drawn.viewport_split = split;
         if let Some(delta) = rotate {
             self.rotate_selected(delta);
         }
@@ -115,6 +128,64 @@ impl StudioApp {
             // A bone picked in a viewport brings its row into view in the bone map.
             self.prefs.panel.reveal_selected = true;
         }
+    }
+
+    /// "Open…" beside a viewport's name: load this side from a file.
+    fn open_button_ui(&mut self, ui: &mut egui::Ui, i: usize) {
+        let (name, keys, command) = [
+            ("Open source", "Ctrl+L", Command::LoadSourceDialog),
+            ("Open target", "Ctrl+Shift+L", Command::LoadTargetDialog),
+        ][i]
+            .clone();
+        let button = ui
+            .small_button("Open…")
+            .on_hover_text(format!("{name}… ({keys}), or drop a file on this viewport"));
+        button.widget_info(|| egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, name));
+        if button.clicked() {
+            self.commands.push(command);
+        }
+    }
+
+    /// A viewport with nothing to show yet: what goes here, and a button to open it.
+    fn empty_side_ui(&mut self, ui: &mut egui::Ui, i: usize) {
+        let rect = ui.available_rect_before_wrap();
+        ui.painter()
+            .rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+        let (role, what, command) = [
+            (
+                "source",
+                "An animated file: BVH mocap, FBX, glTF/GLB, VRM or VRMA.",
+                Command::LoadSourceDialog,
+            ),
+            (
+                "target",
+                "A character to animate: FBX, glTF/GLB or VRM.",
+                Command::LoadTargetDialog,
+            ),
+        ][i]
+            .clone();
+        let loaded = self.doc.loose[i].as_ref().and_then(|p| p.file_name());
+        let layout = egui::Layout::top_down(egui::Align::Center);
+        ui.scope_builder(egui::UiBuilder::new().max_rect(rect).layout(layout), |ui| {
+            ui.add_space(rect.height() * 0.3);
+            match loaded {
+                Some(name) => {
+                    ui.heading(name.to_string_lossy());
+                    let other = ["target", "source"][i];
+                    ui.label(format!("is the {role}: now open a {other}."));
+                }
+                None => {
+                    ui.heading(format!("No {role} yet"));
+                    ui.label(what);
+                    ui.add_space(8.0);
+                    if ui.button(format!("Open {role}…")).clicked() {
+                        self.commands.push(command);
+                    }
+                    ui.weak("or drop a file here");
+                }
+            }
+        });
+        ui.advance_cursor_after_rect(rect);
     }
 
     /// Side `i`'s own show toggles, beside its name: each viewport shows what it needs.
@@ -180,23 +251,29 @@ impl StudioApp {
         let notes = self.import_notes(i);
         let file = self.doc.session.as_ref().map_or(String::new(), |s| {
             let side = if i == 0 { &s.source } else { &s.target };
-            side.path.display().to_string()
+            crate::app::names::tidy_path(&side.path)
+                .display()
+                .to_string()
         });
         let mut open = true;
-        egui::Window::new("Import notes")
+        let mut window = egui::Window::new("Import notes")
             .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
-                ui.label(file);
-                ui.separator();
-                egui::ScrollArea::vertical()
-                    .max_height(300.0)
-                    .show(ui, |ui| {
-                        for note in &notes {
-                            ui.label(note);
-                        }
-                    });
-            });
+            .default_width(520.0);
+        if let Some(at) = self.prompts.notes_at {
+            window = window.default_pos(at + egui::vec2(0.0, 4.0));
+        }
+        window = window.constrain_to(self.below_menu(ctx));
+        window.show(ctx, |ui| {
+            ui.label(file);
+            ui.separator();
+            egui::ScrollArea::vertical()
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    for note in &notes {
+                        ui.label(note);
+                    }
+                });
+        });
         if !open || notes.is_empty() {
             self.prompts.notes_open = None;
         }
@@ -253,6 +330,20 @@ impl StudioApp {
                 rotation,
             }));
     }
+}
+
+/// Over the source viewport when the source has no animation: it stands at rest, and why.
+fn still_note_ui(ui: &mut egui::Ui, viewport: egui::Rect) {
+    let rect = egui::Rect::from_min_size(
+        viewport.min + egui::vec2(10.0, 10.0),
+        egui::vec2((viewport.width() - 20.0).max(40.0), 60.0),
+    );
+    let text = egui::RichText::new(
+        "No animation in this file: both characters stand at rest. Open a source with \
+         clips (Open…, Ctrl+L) or drop one here.",
+    )
+    .color(ui.visuals().warn_fg_color);
+    ui.put(rect, egui::Label::new(text).wrap());
 }
 
 /// What each scene shows this frame: the selection, the picked chain and the viewport's

@@ -120,8 +120,16 @@ pub fn timeline_ui(
     ui: &mut egui::Ui,
     playback: &mut Playback,
     clip: &ClipInfo,
+    fps: Option<f32>,
 ) -> TimelineResponse {
-    let picked = ui.horizontal(|ui| transport_ui(ui, playback, clip)).inner;
+    let picked = ui
+        .horizontal(|ui| {
+            let picked = transport_ui(ui, playback, clip);
+            ui.separator();
+            rate_ui(ui, fps);
+            picked
+        })
+        .inner;
     let width = ui.available_width();
     let slider_width = width - 80.0;
     ui.spacing_mut().slider_width = slider_width;
@@ -211,6 +219,23 @@ fn transport_ui(ui: &mut egui::Ui, playback: &mut Playback, clip: &ClipInfo) -> 
         ui.label(format!("clip: {}", clip.name));
     }
     picked
+}
+
+/// The frame rate the viewports reach, and why playback still keeps real time.
+fn rate_ui(ui: &mut egui::Ui, fps: Option<f32>) {
+    let text = fps.map_or("– fps".to_owned(), |f| format!("{f:.0} fps"));
+    let renderer = crate::app::graphics::renderer().map_or(String::new(), |name| {
+        let how = if crate::app::graphics::is_software_renderer(name) {
+            " (software OpenGL: no anti-aliasing; RETARGET_STUDIO_MSAA=4 turns it on)"
+        } else {
+            ""
+        };
+        format!("\nRenderer: {name}{how}")
+    });
+    ui.weak(text).on_hover_text(format!(
+        "Frames drawn per second, both viewports. Playback keeps real time: when drawing is \
+         slower than the clip, frames are skipped, never the clip slowed.{renderer}"
+    ));
 }
 
 #[cfg(test)]

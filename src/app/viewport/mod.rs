@@ -143,6 +143,12 @@ fn add_paint_callback(
             return;
         };
         if slot.is_none() {
+            // SAFETY: a string query on the context current in this callback.
+            let name = {
+                use eframe::glow::HasContext;
+                unsafe { painter.gl().get_parameter_string(eframe::glow::RENDERER) }
+            };
+            crate::app::graphics::set_renderer(name);
             match ViewportRenderer::new(painter.gl().clone()) {
                 Ok(r) => *slot = Some(r),
                 Err(e) => {

@@ -58,7 +58,8 @@ impl Summary {
                 .filter(|(_, m)| matches!(m.quality, Quality::Fail { .. }))
                 .count(),
             seconds: self.seconds,
-            work_seconds: self.made().map(|(_, m)| m.seconds).sum(),
+            // A fold from +0: an empty `sum` of floats is -0, which prints as "-0.00 s".
+            work_seconds: self.made().map(|(_, m)| m.seconds).fold(0.0, |a, b| a + b),
             interrupted: self.interrupted,
         }
     }

@@ -295,3 +295,23 @@ fn a_project_applies_to_the_pairs_it_fits_and_the_others_are_automatic() {
         "{notes}"
     );
 }
+
+#[test]
+fn a_batch_of_only_bad_files_says_it_did_no_work() {
+    let sources = tempfile::tempdir().unwrap();
+    std::fs::write(sources.path().join("broken.bvh"), "not a bvh at all").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let robot = asset_path("gltf/RobotExpressive.glb");
+    let o = batch(&[
+        "--sources",
+        p(sources.path()),
+        "--targets",
+        p(&robot),
+        "--out",
+        p(out.path()),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("(0.00 s of work"), "{text}");
+    assert!(!text.contains("-0.00"), "a negative zero:\n{text}");
+}

@@ -1,5 +1,6 @@
 mod batch;
 mod check;
+mod help;
 mod inspect;
 mod interrupt;
 mod retarget;

@@ -14,13 +14,20 @@ pub fn editor_on(project: PathBuf, tab: Tab) -> Harness<'static, StudioApp> {
 
 /// As [`editor_on`], on the bundled demo when `project` is `None`.
 pub fn editor_at(project: Option<PathBuf>, tab: Tab) -> Harness<'static, StudioApp> {
+    editor_launched(
+        Launch {
+            project,
+            ..Launch::default()
+        },
+        tab,
+    )
+}
+
+/// The editor started as `launch` says (the files a command line names), paused.
+pub fn editor_launched(launch: Launch, tab: Tab) -> Harness<'static, StudioApp> {
     let prefs = Prefs {
         tab,
         ..Prefs::default()
-    };
-    let launch = Launch {
-        project,
-        ..Launch::default()
     };
     let mut app = StudioApp::with_launch(launch, prefs);
     app.playback.playing = false;

@@ -195,14 +195,15 @@ fn quarter_turns_read_as_typed() {
 }
 
 #[test]
-fn a_glb_argument_opens_as_the_target_and_a_bvh_as_the_source() {
+fn a_file_argument_opens_as_the_source_when_it_moves_and_else_as_the_target() {
+    // The robot has a mesh and clips: it is what plays (a Mixamo dance is the same case).
     let robot = asset_path("gltf/RobotExpressive.glb");
     let h = launched_on(&robot, Tab::BoneMap, egui::vec2(1500.0, 900.0));
     assert_eq!(h.state().error, None);
     let s = h.state().doc.session.as_ref().unwrap();
-    assert_eq!(s.target.path, robot);
+    assert_eq!(s.source.path, robot);
     assert!(
-        title(&h).contains("RobotExpressive.glb as the target"),
+        title(&h).contains("RobotExpressive.glb as the source"),
         "{}",
         title(&h)
     );
@@ -212,6 +213,15 @@ fn a_glb_argument_opens_as_the_target_and_a_bvh_as_the_source() {
     assert_eq!(h.state().doc.session.as_ref().unwrap().source.path, bvh);
     assert!(
         title(&h).contains("02_01.bvh as the source"),
+        "{}",
+        title(&h)
+    );
+    // A character that does not move is the target.
+    let vrm = asset_path("vrm/cryptovoxels.vrm");
+    let h = launched_on(&vrm, Tab::BoneMap, egui::vec2(1500.0, 900.0));
+    assert_eq!(h.state().doc.session.as_ref().unwrap().target.path, vrm);
+    assert!(
+        title(&h).contains("cryptovoxels.vrm as the target"),
         "{}",
         title(&h)
     );
