@@ -59,6 +59,7 @@ fn open_editor(args: &retarget_studio::cli::EditorArgs) -> anyhow::Result<()> {
         project: files.project.or(files.either),
         source: files.source,
         target: files.target,
+        size: args.size,
         ..Default::default()
     })
 }
@@ -94,6 +95,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         project: args.project,
         source: args.source,
         target: args.target,
+        empty: args.empty,
         screenshot: Some(ScreenshotRequest {
             out: args.out,
             frame: args.frame,

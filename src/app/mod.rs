@@ -34,6 +34,8 @@ pub struct Launch {
     /// of the project (or of the demo).
     pub source: Option<PathBuf>,
     pub target: Option<PathBuf>,
+    /// Start empty (File ▸ New) instead of on the demo, unless files are named.
+    pub empty: bool,
     /// Render, save the window's image and exit.
     pub screenshot: Option<ScreenshotRequest>,
     /// Window size in points.
@@ -103,7 +105,9 @@ pub fn run(mut launch: Launch) -> anyhow::Result<()> {
         depth_buffer: 24,
         multisampling: graphics::multisampling(),
         // A screenshot run must be the size asked for, not the last session's.
-        persist_window: launch.screenshot.is_none(),
+        // A screenshot run, or a window of a size asked for, is that size, not the last
+        // session's.
+        persist_window: launch.screenshot.is_none() && launch.size.is_none(),
         persistence_path,
         ..Default::default()
     };

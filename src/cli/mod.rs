@@ -43,6 +43,9 @@ pub struct EditorArgs {
     /// The character to animate, whatever it holds.
     #[arg(long, value_name = "FILE")]
     pub target: Option<PathBuf>,
+    /// The window's size in points, as WxH (default: the last session's).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<[f32; 2]>,
 }
 
 /// The files the editor opens, sorted out from [`EditorArgs`].
@@ -136,6 +139,9 @@ pub struct ScreenshotArgs {
     /// A target file, as --source.
     #[arg(long, value_name = "FILE")]
     pub target: Option<PathBuf>,
+    /// Start empty, as File ▸ New leaves the editor (the picture of a first start).
+    #[arg(long)]
+    pub empty: bool,
     /// Where to write the PNG.
     #[arg(long)]
     pub out: PathBuf,

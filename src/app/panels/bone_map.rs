@@ -250,8 +250,7 @@ fn table_ui(
 ) {
     // The names get what the fixed columns leave (a wide panel widens them first); each
     // column is then dragged to taste.
-    let spare = (ui.available_width() - FIXED_COLUMNS).max(0.0);
-    let widths = ((spare * 0.55).max(150.0), (spare * 0.45).max(120.0));
+    let widths = name_widths(ui, session, ui.available_width());
     // Columns dragged wider than the panel scroll sideways here; they never widen it.
     egui::ScrollArea::horizontal()
         .id_salt("bone_map_columns")
@@ -261,7 +260,37 @@ fn table_ui(
 }
 
 /// The width of the columns after the two names (bone, method, modes, status), about.
-const FIXED_COLUMNS: f32 = 110.0 + 70.0 + 80.0 + 80.0 + 40.0 + 7.0 * 8.0;
+const FIXED_COLUMNS: f32 = 100.0 + 64.0 + 72.0 + 72.0 + 34.0 + 7.0 * 8.0;
+
+/// First widths of the target and source name columns: room for the longest name as
+/// shown (with the tree's indent, or the picker's arrow), within what the panel leaves
+/// after the other columns; never below a readable minimum.
+fn name_widths(ui: &egui::Ui, session: &Session, panel: f32) -> (f32, f32) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let longest = |names: &[String]| {
+        crate::app::names::shown_names(names)
+            .into_iter()
+            .map(|n| {
+                ui.ctx().fonts_mut(|f| {
+                    f.layout_no_wrap(n.to_owned(), font.clone(), egui::Color32::WHITE)
+                        .size()
+                        .x
+                })
+            })
+            .fold(0.0, f32::max)
+    };
+    let tgt = session.target.skeleton();
+    let depth = (0..tgt.len())
+        .map(|j| std::iter::successors(tgt.parents()[j], |&p| tgt.parents()[p]).count())
+        .max()
+        .unwrap_or(0)
+        .min(12);
+    let name = longest(tgt.names()) + 6.0 * depth as f32 + 30.0;
+    let source = longest(session.source.skeleton().names()) + 36.0;
+    let spare = (panel - FIXED_COLUMNS).max(0.0);
+    let share = |want: f32, of: f32, min: f32| want.min(spare * of).max(min);
+    (share(name, 0.6, 150.0), share(source, 0.5, 120.0))
+}
 
 fn table_inner(
     ui: &mut egui::Ui,
@@ -299,10 +328,10 @@ fn table_inner(
                 .resizable(true)
                 .clip(true),
         )
-        .column(Column::initial(110.0).resizable(true).clip(true))
-        .column(Column::initial(70.0).resizable(true).clip(true))
-        .column(Column::initial(80.0).resizable(true))
-        .column(Column::initial(80.0).resizable(true))
+        .column(Column::initial(100.0).resizable(true).clip(true))
+        .column(Column::initial(64.0).resizable(true).clip(true))
+        .column(Column::initial(72.0).resizable(true))
+        .column(Column::initial(72.0).resizable(true))
         .column(Column::remainder())
         .header(20.0, |mut header| {
             for (title, sort) in COLUMNS {

@@ -98,6 +98,7 @@ impl StudioApp {
         match (&launch.project, &sides) {
             (None, (Some(_), Some(_))) => {}
             (Some(path), _) => self.open_file(path),
+            (None, (None, None)) if launch.empty => return,
             (None, _) => self.open_project(&crate::app::demo_project()),
         }
         if sides.0.is_some() || sides.1.is_some() {

@@ -16,6 +16,13 @@ const MARGINS: f32 = 24.0;
 /// The open panel's share of the window until the user drags it.
 const DEFAULT_SHARE: f32 = 0.38;
 
+/// A panel's frame without its fill: the window is cleared to the panels' colour already,
+/// and a fill would shade every pixel of the window once more, which on software GL
+/// (llvmpipe) is a large share of a frame.
+pub fn unfilled(frame: egui::Frame) -> egui::Frame {
+    frame.fill(egui::Color32::TRANSPARENT)
+}
+
 /// The tool panel's allowed widths in a window `width` wide: at most what leaves two
 /// viewports of [`MIN_VIEWPORT`], and never a range that is empty or negative.
 pub fn panel_range(width: f32) -> (f32, f32) {
@@ -36,6 +43,7 @@ impl StudioApp {
         let generation = self.prefs.layout_generation;
         if !self.prefs.tools_open {
             egui::Panel::right(("tools_collapsed", generation))
+                .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
                 .resizable(false)
                 .exact_size(28.0)
                 .show(ui, |ui| {
@@ -60,6 +68,7 @@ impl StudioApp {
         }
         self.drawn.window_width = Some(width);
         let shown = egui::Panel::right(("tools", generation))
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(true)
             .size_range(min..=max)
             .default_size(default_panel_width(width).min(max))

@@ -401,6 +401,9 @@ impl StudioApp {
         let dt = self.frames.tick();
         if let Some(info) = self.clip_info() {
             self.playback.handle_keys(&ctx, &info);
+            if self.playback.playing {
+                self.frames.played_secs += dt * self.playback.speed;
+            }
             self.playback.advance(dt, &info);
         }
         self.handle_shortcuts(&ctx);
@@ -411,16 +414,22 @@ impl StudioApp {
         self.update_contacts(&ctx);
         self.autosave_now(&ctx);
 
-        let menu = egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        let bar = layout::unfilled(egui::Frame::side_top_panel(ui.style()));
+        let menu = egui::Panel::top("menu")
+            .frame(bar)
+            .show(ui, |ui| self.menu_ui(ui));
         self.drawn.menu_bottom = menu.response.rect.bottom();
         egui::Panel::bottom("timeline")
+            .frame(bar)
             .resizable(false)
             .show(ui, |ui| self.timeline_strip(ui));
         self.tools_panel_ui(ui);
         // Posed after the timeline and the tools had their say this frame: a scrub while
         // paused shows the frame under the handle now, not on the next repaint.
         self.update_characters();
-        egui::CentralPanel::default().show(ui, |ui| self.viewports_ui(ui));
+        egui::CentralPanel::default()
+            .frame(layout::unfilled(egui::Frame::central_panel(ui.style())))
+            .show(ui, |ui| self.viewports_ui(ui));
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
         self.file_prompts_ui(&ctx);
@@ -452,6 +461,7 @@ impl StudioApp {
         if self.frames.frame % 120 == 0 {
             self.log_frame_times();
         }
+        self.end_timed_run(&ctx);
     }
 
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
@@ -497,6 +507,37 @@ impl StudioApp {
         }
     }
 
+    /// With `RETARGET_STUDIO_PLAY_SECONDS=N`, plays N wall seconds, prints the frame figures
+    /// and how much clip time played in that wall time, and closes (scripts/frame-time.sh).
+    fn end_timed_run(&mut self, ctx: &egui::Context) {
+        let Some(limit) = std::env::var("RETARGET_STUDIO_PLAY_SECONDS")
+            .ok()
+            .and_then(|v| v.parse::<f32>().ok())
+        else {
+            return;
+        };
+        let Some(first) = self.frames.first_frame else {
+            return;
+        };
+        let wall = first.elapsed().as_secs_f32();
+        if wall < limit || self.allow_close {
+            return;
+        }
+        let (cpu, _) = self.frame_time_stats().unwrap_or_default();
+        let (median, p99) = self.frames.interval_stats().unwrap_or_default();
+        println!(
+            "{} frames in {wall:.1} s ({:.1} fps): frame to frame median {median:.1} ms, p99 \
+             {p99:.1} ms, CPU {cpu:.2} ms; {:.2} s of clip played ({:.2}x real time); renderer {}",
+            self.frames.frame,
+            self.frames.frame as f32 / wall,
+            self.frames.played_secs,
+            self.frames.played_secs / wall,
+            super::graphics::renderer().unwrap_or("unknown"),
+        );
+        self.allow_close = true;
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+    }
+
     /// Median and 99th percentile of the CPU time per frame, in ms.
     pub fn frame_time_stats(&self) -> Option<(f32, f32)> {
         self.frames.median_and_p99()
@@ -515,6 +556,12 @@ fn log_startup(app_created: Instant) {
 }
 
 impl eframe::App for StudioApp {
+    /// The panels' colour: the panels then need no fill of their own (see
+    /// [`layout::unfilled`]).
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        visuals.panel_fill.to_normalized_gamma_f32()
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ui_contents(ui);
     }

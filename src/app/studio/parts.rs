@@ -83,6 +83,10 @@ pub struct FrameStats {
     /// Wall time from each frame's start to the next one's (drawing included), the last
     /// [`KEPT_FRAMES`]: what the frame rate is made of.
     pub intervals_ms: VecDeque<f32>,
+    /// When the first frame started.
+    pub first_frame: Option<Instant>,
+    /// Clip seconds played since the first frame (speed included).
+    pub played_secs: f32,
 }
 
 /// How many frames the figures keep: a long session does not grow them.
@@ -102,6 +106,8 @@ impl Default for FrameStats {
             started: Instant::now(),
             times_ms: VecDeque::new(),
             intervals_ms: VecDeque::new(),
+            first_frame: None,
+            played_secs: 0.0,
         }
     }
 }
@@ -122,6 +128,7 @@ impl FrameStats {
     /// [`tick`](Self::tick) at a given instant (tests step a clock of their own).
     pub fn tick_at(&mut self, now: Instant) -> f32 {
         self.frame += 1;
+        self.first_frame.get_or_insert(now);
         let since = self.last_frame.map_or(0.0, |t| (now - t).as_secs_f32());
         if self.last_frame.is_some() {
             keep(&mut self.intervals_ms, since * 1e3);
