@@ -1,7 +1,9 @@
 //! How the window's OpenGL is set up: multisampled where a GPU draws, not on a software
-//! rasteriser (llvmpipe), where four samples a pixel cost more than twice the frame.
+//! rasteriser (llvmpipe), where four samples a pixel cost more than twice the frame; and the
+//! 3D drawn at half resolution there.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Samples per pixel when nothing says the GL is software.
 const GPU_SAMPLES: u16 = 4;
@@ -44,6 +46,34 @@ pub fn is_software_renderer(name: &str) -> bool {
     ["llvmpipe", "softpipe", "swrast", "swiftshader", "software"]
         .iter()
         .any(|s| name.contains(s))
+}
+
+/// Set by runs that save a picture: those draw at full resolution whatever the GL.
+static FULL_RESOLUTION: AtomicBool = AtomicBool::new(false);
+
+/// The share of a viewport's resolution the 3D is drawn at: `RETARGET_STUDIO_RENDER_SCALE`
+/// when set (0.25 to 1), else a half on a software rasteriser (a quarter of the pixels to
+/// shade), and all of it on a GPU or for a screenshot that did not ask.
+pub fn render_scale() -> f32 {
+    static ASKED: OnceLock<Option<f32>> = OnceLock::new();
+    let asked = ASKED.get_or_init(|| {
+        std::env::var("RETARGET_STUDIO_RENDER_SCALE")
+            .ok()
+            .and_then(|v| v.trim().parse::<f32>().ok())
+            .filter(|v| v.is_finite())
+            .map(|v| v.clamp(0.25, 1.0))
+    });
+    let full = FULL_RESOLUTION.load(Ordering::Relaxed);
+    match (asked, renderer()) {
+        (Some(scale), _) => *scale,
+        (None, Some(name)) if !full && is_software_renderer(name) => 0.5,
+        _ => 1.0,
+    }
+}
+
+/// Draws every viewport at full resolution from now on (screenshots).
+pub fn draw_full_resolution() {
+    FULL_RESOLUTION.store(true, Ordering::Relaxed);
 }
 
 /// Records the GL renderer's name (the first call wins).

@@ -25,6 +25,8 @@ pub struct ScreenshotJob {
 
 impl ScreenshotJob {
     pub fn new(request: ScreenshotRequest) -> Self {
+        // A saved picture shows the 3D at its resolution, whatever the GL.
+        crate::app::graphics::draw_full_resolution();
         Self {
             request,
             asked_at: None,

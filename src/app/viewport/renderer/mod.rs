@@ -8,8 +8,11 @@
 //! because that context only exists inside the paint callback.
 
 mod material;
+mod scaled;
+mod viewer;
 
 use self::material::{MeshMaterial, gl_uvs, mesh_material, upload_texture};
+use self::viewer::{GlamViewer, lights};
 use super::camera::OrbitCamera;
 use super::instances::{
     FLOOR_COLOR, Instance, floor_transform, grid_for, grid_instances, shadow_instances,
@@ -22,9 +25,9 @@ use eframe::{egui, glow};
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use three_d::{
-    AmbientLight, ClearState, ColorMapping, ColorMaterial, Context, CpuMaterial, CpuMesh,
-    DirectionalLight, Gm, Indices, InstancedMesh, Instances, Light, Mesh, Object, PhysicalMaterial,
-    Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport,
+    ClearState, ColorMaterial, Context, CpuMaterial, CpuMesh, Gm, Indices, InstancedMesh,
+    Instances, Light, Mesh, Object, PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba,
+    Texture2DRef, Viewport,
 };
 
 /// Background of a viewport, straight into the (non-sRGB) framebuffer.
@@ -99,6 +102,8 @@ pub struct ViewportRenderer {
     scratch_normals: Vec<three_d::Vec3>,
     paints: u64,
     last_error: Option<String>,
+    /// Where the scene is drawn first when it is drawn below the viewport's resolution.
+    scaled: Option<scaled::Scaled>,
 }
 
 impl ViewportRenderer {
@@ -116,6 +121,7 @@ impl ViewportRenderer {
             scratch_normals: Vec::new(),
             paints: 0,
             last_error: None,
+            scaled: None,
         })
     }
 
@@ -148,6 +154,11 @@ impl ViewportRenderer {
             info.screen_size_px[0],
             info.screen_size_px[1],
         );
+        let scale = crate::app::graphics::render_scale();
+        if scale < 1.0 {
+            self.paint_scaled(&screen, (scissor, &viewer), scene, camera, scale);
+            return;
+        }
         screen.clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         screen.render_partially(scissor, &viewer, self.ground_and_meshes(scene), &lights);
         if scene.show_skeleton {
@@ -436,71 +447,6 @@ fn viewport_and_scissor(info: &egui::PaintCallbackInfo) -> Option<(Viewport, Sci
     };
     let scissor = ScissorBox::from(viewport).intersection(clip_box);
     (scissor.width > 0 && scissor.height > 0).then_some((viewport, scissor))
-}
-
-/// A soft ambient plus a key light from above and to the left of the camera, so that the
-/// side facing the user is always lit however the camera orbits.
-fn lights(context: &Context, camera: &OrbitCamera) -> (AmbientLight, DirectionalLight) {
-    let forward = (camera.target - camera.eye()).normalize_or(glam::Vec3::NEG_Z);
-    let right = forward.cross(glam::Vec3::Y).normalize_or(glam::Vec3::X);
-    let direction = forward + right * 0.4 - glam::Vec3::Y * 0.6;
-    let ambient = AmbientLight::new(context, 0.35, Srgba::WHITE);
-    let sun = DirectionalLight::new(context, 2.2, Srgba::WHITE, to_cgmath_vec3(direction));
-    (ambient, sun)
-}
-
-/// The orbit camera as three-d's viewer, with the very matrices picking uses.
-struct GlamViewer {
-    position: three_d::Vec3,
-    view: three_d::Mat4,
-    projection: three_d::Mat4,
-    viewport: Viewport,
-    near: f32,
-    far: f32,
-}
-
-impl GlamViewer {
-    fn new(camera: &OrbitCamera, viewport: Viewport) -> Self {
-        let aspect = viewport.width as f32 / viewport.height.max(1) as f32;
-        let (near, far) = camera.near_far();
-        Self {
-            position: to_cgmath_vec3(camera.eye()),
-            view: to_cgmath_mat4(camera.view_from_world()),
-            projection: to_cgmath_mat4(camera.clip_from_view(aspect)),
-            viewport,
-            near,
-            far,
-        }
-    }
-}
-
-impl Viewer for GlamViewer {
-    fn position(&self) -> three_d::Vec3 {
-        self.position
-    }
-    fn view(&self) -> three_d::Mat4 {
-        self.view
-    }
-    fn projection(&self) -> three_d::Mat4 {
-        self.projection
-    }
-    fn viewport(&self) -> Viewport {
-        self.viewport
-    }
-    fn z_near(&self) -> f32 {
-        self.near
-    }
-    fn z_far(&self) -> f32 {
-        self.far
-    }
-    fn color_mapping(&self) -> ColorMapping {
-        // egui's framebuffer is not sRGB: encode in the shader.
-        ColorMapping::ComputeToSrgb
-    }
-    fn tone_mapping(&self) -> ToneMapping {
-        // Base colours as authored; filmic curves would shift the characters' colours.
-        ToneMapping::None
-    }
 }
 
 fn to_cgmath_vec3(v: glam::Vec3) -> three_d::Vec3 {
