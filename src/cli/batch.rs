@@ -54,6 +54,11 @@ pub struct BatchArgs {
     /// Outputs made at once (default: one per core).
     #[arg(short = 'j', long = "jobs", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// Make only the K-th of N disjoint slices of the outputs (source × target × clip, in
+    /// a fixed order), named as one whole run names them: N processes or machines given
+    /// 1/N … N/N write together exactly the files of one run. Each still reads every file.
+    #[arg(long, value_name = "K/N", value_parser = plan::Shard::parse)]
+    pub shard: Option<plan::Shard>,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -118,7 +123,10 @@ fn execute(
     bad_files.extend(bad_targets);
     interrupt::check()?;
     let inputs: Vec<PathBuf> = sources.iter().chain(targets).cloned().collect();
-    let pairs = plan::plan(&source_sides, &target_sides, &args.out, &inputs);
+    let mut pairs = plan::plan(&source_sides, &target_sides, &args.out, &inputs);
+    if let Some(shard) = args.shard {
+        shard.keep(&mut pairs);
+    }
     let total = pairs.iter().map(|p| p.outputs.len()).sum();
     progress.count("retargeting", total)?;
     let done = AtomicUsize::new(0);
@@ -140,6 +148,7 @@ fn execute(
         threads: 1,
         seconds: 0.0,
         interrupted: interrupt::interrupted(),
+        shard: args.shard,
     };
     for r in results {
         summary.rows.extend(r.rows);

@@ -89,3 +89,96 @@ pub fn plan(sources: &[Side], targets: &[Side], out: &Path, inputs: &[PathBuf]) 
     }
     pairs
 }
+
+/// The K-th (from 1) of N slices of a batch's outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    /// `K/N` with 1 ≤ K ≤ N.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("'{s}' is not K/N with 1 <= K <= N (e.g. 2/8)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n) = (
+            k.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Keeps this shard's outputs: every N-th in plan order, from the K-th. Dealt out one by
+    /// one, a long source's clips spread over the shards instead of loading one of them.
+    pub fn keep(self, pairs: &mut Vec<Pair>) {
+        let mut index = 0;
+        for pair in pairs.iter_mut() {
+            pair.outputs.retain(|_| {
+                let mine = index % self.n == self.k - 1;
+                index += 1;
+                mine
+            });
+        }
+        pairs.retain(|p| !p.outputs.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(clips: &[usize]) -> Vec<Pair> {
+        clips
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| Pair {
+                source: i,
+                target: 0,
+                outputs: (0..n)
+                    .map(|c| Planned {
+                        clip: format!("clip{c}"),
+                        out: PathBuf::from(format!("{i}_{c}.glb")),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    fn outs(pairs: &[Pair]) -> Vec<PathBuf> {
+        pairs
+            .iter()
+            .flat_map(|p| p.outputs.iter().map(|o| o.out.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn shards_split_the_outputs_disjointly_and_cover_them() {
+        let all = outs(&pairs(&[5, 1, 3, 0, 2]));
+        for n in 1..=12 {
+            let mut union = Vec::new();
+            for k in 1..=n {
+                let mut p = pairs(&[5, 1, 3, 0, 2]);
+                Shard { k, n }.keep(&mut p);
+                let mine = outs(&p);
+                assert!(mine.len() <= all.len().div_ceil(n), "{k}/{n} is fair");
+                union.extend(mine);
+            }
+            union.sort();
+            let mut expected = all.clone();
+            expected.sort();
+            assert_eq!(union, expected, "{n} shards: each output once");
+        }
+    }
+
+    #[test]
+    fn a_shard_is_read_as_k_of_n() {
+        assert_eq!(Shard::parse("2/8"), Ok(Shard { k: 2, n: 8 }));
+        for bad in ["0/4", "5/4", "2", "a/b", "1/0", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -19,6 +19,8 @@ pub struct Summary {
     pub threads: usize,
     pub seconds: f64,
     pub interrupted: bool,
+    /// The slice of the outputs this run made, when it made one.
+    pub shard: Option<super::plan::Shard>,
 }
 
 #[derive(Serialize, Default)]
@@ -91,6 +93,9 @@ impl Summary {
             self.threads,
             t.quality_failed
         );
+        if let Some(shard) = self.shard {
+            let _ = writeln!(s, "shard {}/{} of the run's outputs", shard.k, shard.n);
+        }
         for note in &self.notes {
             let _ = writeln!(s, "note: {note}");
         }
@@ -145,6 +150,7 @@ impl Summary {
             "bad_files": self.bad_files,
             "notes": self.notes,
             "totals": self.totals(),
+            "shard": self.shard,
         });
         serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
     }

@@ -182,6 +182,65 @@ fn two_threads_write_the_same_bytes_as_one() {
     }
 }
 
+/// The files in `dir`, sorted, with their bytes.
+fn written(dir: &Path) -> Vec<(std::ffi::OsString, Vec<u8>)> {
+    let mut f: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    f.sort();
+    f
+}
+
+#[test]
+fn shards_together_write_exactly_the_files_of_one_run() {
+    let sources = folder_of(&SOURCES);
+    let (whole, sharded) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let o = two_by_two(whole.path(), sources.path(), &["-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let mut made = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let o = two_by_two(
+            sharded.path(),
+            sources.path(),
+            &["-q", "--json", "--shard", &shard],
+        );
+        assert_eq!(o.status.code(), Some(0), "shard {shard}");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(json["shard"], serde_json::json!({"k": k, "n": 3}));
+        let outputs = json["outputs"].as_array().unwrap();
+        assert!(!outputs.is_empty(), "shard {shard} made nothing");
+        made.extend(outputs.iter().map(|r| r["file"].clone()));
+    }
+    let (a, b) = (written(whole.path()), written(sharded.path()));
+    assert_eq!(a.len(), 4);
+    assert_eq!(made.len(), 4, "each output in one shard: {made:?}");
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(a == b, "a sharded file differs from the whole run's");
+    let o = batch(&[
+        "--sources",
+        "x",
+        "--targets",
+        "y",
+        "--out",
+        "z",
+        "--shard",
+        "4/3",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("K/N"));
+}
+
 #[test]
 fn usage_errors_exit_2_and_name_the_option() {
     let out = tempfile::tempdir().unwrap();
