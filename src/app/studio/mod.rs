@@ -433,8 +433,7 @@ impl StudioApp {
         self.messages_ui(&ctx);
         self.prompts_ui(&ctx);
         self.file_prompts_ui(&ctx);
-        self.shortcuts_ui(&ctx);
-        self.guide_ui(&ctx);
+        self.help_windows_ui(&ctx);
         self.notes_ui(&ctx);
         self.handle_close(&ctx);
 

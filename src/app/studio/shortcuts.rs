@@ -131,41 +131,25 @@ impl StudioApp {
         }
     }
 
-    /// Help ▸ Shortcuts: every key, in a window of its own.
-    pub(super) fn shortcuts_ui(&mut self, ctx: &egui::Context) {
-        if !self.prompts.shortcuts_open {
-            return;
-        }
-        let mut open = true;
+    /// Help ▸ Shortcuts (every key) and Help ▸ User guide, each in a window of its own
+    /// that opens below the menu bar and scrolls.
+    pub(super) fn help_windows_ui(&mut self, ctx: &egui::Context) {
         let area = self.below_menu(ctx);
-        egui::Window::new("Keyboard shortcuts")
-            .open(&mut open)
-            .default_width(420.0)
-            .default_pos(area.min + egui::vec2(24.0, 12.0))
-            .constrain_to(area)
-            .show(ctx, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| shortcut_grid(ui, ctx));
-            });
-        self.prompts.shortcuts_open = open;
-    }
-
-    /// Help ▸ User guide: the editor guide, in a window of its own.
-    pub(super) fn guide_ui(&mut self, ctx: &egui::Context) {
-        if !self.prompts.guide_open {
-            return;
-        }
-        let mut open = true;
-        let area = self.below_menu(ctx);
-        egui::Window::new("User guide")
-            .open(&mut open)
-            .default_width(640.0)
-            .default_height(area.height() * 0.8)
-            .default_pos(area.min + egui::vec2(48.0, 12.0))
-            .constrain_to(area)
-            .show(ctx, |ui| {
-                egui::ScrollArea::vertical().show(ui, super::guide::guide_ui);
-            });
-        self.prompts.guide_open = open;
+        let shortcuts = |ui: &mut egui::Ui| shortcut_grid(ui, ctx);
+        help_window(
+            ctx,
+            area,
+            ("Keyboard shortcuts", 420.0),
+            &mut self.prompts.shortcuts_open,
+            shortcuts,
+        );
+        help_window(
+            ctx,
+            area,
+            ("User guide", 640.0),
+            &mut self.prompts.guide_open,
+            super::guide::guide_ui,
+        );
     }
 
     /// The window's area under the menu bar: where windows open and stay, so none covers
@@ -175,6 +159,28 @@ impl StudioApp {
         area.min.y = area.min.y.max(self.drawn.menu_bottom);
         area
     }
+}
+
+/// A Help window titled `title`, `width` wide and at most `area` high, while `open`.
+fn help_window(
+    ctx: &egui::Context,
+    area: egui::Rect,
+    (title, width): (&str, f32),
+    open: &mut bool,
+    contents: impl FnOnce(&mut egui::Ui),
+) {
+    if !*open {
+        return;
+    }
+    egui::Window::new(title)
+        .open(open)
+        .default_width(width)
+        .default_height(area.height() * 0.8)
+        .default_pos(area.min + egui::vec2(24.0, 12.0))
+        .constrain_to(area)
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, contents);
+        });
 }
 
 /// Every key and what it does, two columns.

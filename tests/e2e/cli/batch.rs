@@ -29,6 +29,19 @@ fn folder_of(assets: &[&str]) -> tempfile::TempDir {
     dir
 }
 
+/// The sources in `sources` onto the robot, into `out`.
+fn onto_the_robot(sources: &Path, out: &Path) -> Output {
+    let robot = asset_path("gltf/RobotExpressive.glb");
+    batch(&[
+        "--sources",
+        p(sources),
+        "--targets",
+        p(&robot),
+        "--out",
+        p(out),
+    ])
+}
+
 const SOURCES: [&str; 2] = ["bvh/02_01.bvh", "gltf/CesiumMan.glb"];
 
 /// Two sources (a folder) onto two targets (a pattern and a file), into `out`.
@@ -117,15 +130,7 @@ fn bad_files_are_listed_and_the_others_still_written() {
     let broken = sources.path().join("broken.bvh");
     std::fs::write(&broken, "not a bvh at all").unwrap();
     let out = tempfile::tempdir().unwrap();
-    let robot = asset_path("gltf/RobotExpressive.glb");
-    let o = batch(&[
-        "--sources",
-        p(sources.path()),
-        "--targets",
-        p(&robot),
-        "--out",
-        p(out.path()),
-    ]);
+    let o = onto_the_robot(sources.path(), out.path());
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "some failed:\n{text}");
     assert!(
@@ -360,15 +365,7 @@ fn a_batch_of_only_bad_files_says_it_did_no_work() {
     let sources = tempfile::tempdir().unwrap();
     std::fs::write(sources.path().join("broken.bvh"), "not a bvh at all").unwrap();
     let out = tempfile::tempdir().unwrap();
-    let robot = asset_path("gltf/RobotExpressive.glb");
-    let o = batch(&[
-        "--sources",
-        p(sources.path()),
-        "--targets",
-        p(&robot),
-        "--out",
-        p(out.path()),
-    ]);
+    let o = onto_the_robot(sources.path(), out.path());
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("(0.00 s of work"), "{text}");
