@@ -358,3 +358,51 @@ fn bones_the_map_pairs_are_never_hidden_as_helpers() {
         "a mapped bone is hidden"
     );
 }
+
+#[test]
+fn import_notes_open_under_their_button_with_a_tidy_path() {
+    // A project saved elsewhere names the robot by `../..` steps.
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("robot.ron");
+    let session = retarget_studio::session::Session::automatic(
+        &asset_path("gltf/RobotExpressive.glb"),
+        &asset_path("vrm/cryptovoxels.vrm"),
+        &retarget_studio::io::ImportOptions::default(),
+    )
+    .unwrap();
+    session.to_project().save(&project).unwrap();
+    let mut h = launched(Some(project), None, None);
+    let source = sides(&h).0;
+    assert!(
+        source.to_string_lossy().contains(".."),
+        "{}",
+        source.display()
+    );
+    // The source's `(!) N` button (the bone map's status cells say `(!)` alone).
+    let notes = |n: &egui_kittest::Node<'_>| {
+        use egui_kittest::kittest::NodeT;
+        n.accesskit_node()
+            .label()
+            .and_then(|l| l.strip_prefix("(!) ").map(|c| c.parse::<usize>().is_ok()))
+            .unwrap_or(false)
+    };
+    let button = h
+        .query_all_by_label_contains("(!) ")
+        .find(notes)
+        .expect("the source's notes button");
+    let below = button.rect().left_bottom();
+    button.click();
+    h.run();
+    let shown = std::fs::canonicalize(&source)
+        .unwrap()
+        .display()
+        .to_string();
+    let label = h.get_by_label(&shown);
+    let title = h.get_by_label("Import notes").rect();
+    assert!(
+        (title.top() - below.y).abs() < 60.0 && (title.left() - below.x).abs() < 60.0,
+        "the window at {:?} is far from its button at {below:?}",
+        title.min
+    );
+    assert!(label.rect().top() > title.top());
+}
