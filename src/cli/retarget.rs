@@ -34,22 +34,36 @@ pub struct RetargetArgs {
     /// Drop keys that interpolation reproduces within this many millimetres.
     #[arg(long)]
     pub reduce_mm: Option<f32>,
-    /// Root motion: hips-scaled (default), copy (unscaled) or in-place.
+    /// Root motion: hips-scaled (default), copy (unscaled), in-place, or extract-to-root
+    /// (hips-scaled, then the pelvis's ground path and facing moved onto the rig's root
+    /// joint, for Unreal's and Unity's root motion).
     #[arg(long, value_parser = parse_root_motion)]
-    pub root_motion: Option<crate::core::TranslationMode>,
+    pub root_motion: Option<RootMotion>,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
     pub solve: super::SolveArgs,
 }
 
-fn parse_root_motion(s: &str) -> Result<crate::core::TranslationMode, String> {
+/// How the exported clip moves over the ground.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RootMotion {
+    /// The hips' translation mode for the whole clip.
+    Hips(crate::core::TranslationMode),
+    /// Hips as mapped, then their path and facing moved onto the root joint.
+    ExtractToRoot,
+}
+
+fn parse_root_motion(s: &str) -> Result<RootMotion, String> {
     use crate::core::TranslationMode::*;
     match s {
-        "hips-scaled" => Ok(HipsScaled),
-        "copy" => Ok(Copy),
-        "in-place" => Ok(InPlace),
-        _ => Err(format!("'{s}': hips-scaled, copy or in-place")),
+        "hips-scaled" => Ok(RootMotion::Hips(HipsScaled)),
+        "copy" => Ok(RootMotion::Hips(Copy)),
+        "in-place" => Ok(RootMotion::Hips(InPlace)),
+        "extract-to-root" => Ok(RootMotion::ExtractToRoot),
+        _ => Err(format!(
+            "'{s}': hips-scaled, copy, in-place or extract-to-root"
+        )),
     }
 }
 
@@ -93,7 +107,11 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
         fps: args.fps,
         out: args.out.clone(),
         reduce,
-        root_motion: args.root_motion,
+        root_motion: match args.root_motion {
+            Some(RootMotion::Hips(mode)) => Some(mode),
+            _ => None,
+        },
+        extract_root: args.root_motion == Some(RootMotion::ExtractToRoot),
     };
     progress.count("retargeting", job.clips.len())?;
     // Every clip is retargeted before the first byte is written, so stopping between clips

@@ -43,6 +43,9 @@ pub struct ExportJob {
     pub reduce: Option<KeyReduction>,
     /// How the hips move: `HipsScaled` (default), `Copy` (unscaled) or `InPlace`.
     pub root_motion: Option<TranslationMode>,
+    /// Then move the hips' ground path and facing onto the target's root joint
+    /// (`core::root_motion`), as engines' root motion wants.
+    pub extract_root: bool,
 }
 
 /// Key reduction tolerances as the user gives them.
@@ -88,7 +91,11 @@ impl Session {
         let map = job.root_motion.map(|mode| self.map_with_root_motion(mode));
         let mut clips = Vec::with_capacity(job.clips.len());
         for (done, name) in job.clips.iter().enumerate() {
-            clips.push(self.retarget_clip_with(name.as_deref(), job.fps, map.as_ref())?);
+            let clip = self.retarget_clip_with(name.as_deref(), job.fps, map.as_ref())?;
+            clips.push(match job.extract_root {
+                true => self.extracted_to_root(&clip)?,
+                false => clip,
+            });
             if !progress(done + 1) {
                 return Err(SessionError::Cancelled);
             }
@@ -175,6 +182,29 @@ impl Session {
             }
         }
         map
+    }
+
+    /// `clip` (retargeted onto the target) with its root motion on the target's root joint.
+    fn extracted_to_root(
+        &self,
+        clip: &crate::core::Clip,
+    ) -> Result<crate::core::Clip, SessionError> {
+        let hips = self
+            .map
+            .pairs()
+            .iter()
+            .find(|p| p.bone == Some(crate::core::HumanBone::Hips))
+            .map(|p| p.target)
+            .ok_or_else(|| SessionError::RootMotion {
+                path: self.target.path.clone(),
+                reason: "its hips are not mapped".into(),
+            })?;
+        let t = &self.target;
+        crate::core::root_motion::extract_to_root(t.skeleton(), t.reference.container, clip, hips)
+            .map_err(|e| SessionError::RootMotion {
+                path: t.path.clone(),
+                reason: e.to_string(),
+            })
     }
 
     /// Metres per local length unit of the target's joints (its container's scale).

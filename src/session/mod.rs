@@ -85,6 +85,8 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Export(#[from] crate::io::ExportError),
+    #[error("{}: cannot extract root motion: {reason}", path.display())]
+    RootMotion { path: PathBuf, reason: String },
     #[error("cancelled")]
     Cancelled,
     #[error("{}: {problem}", path.display())]

@@ -144,6 +144,7 @@ fn retarget_and_export(
         out: out.clone(),
         reduce: (variant % 4 == 3).then(KeyReduction::default),
         root_motion: None,
+        extract_root: false,
     };
     let mut with_out = names.to_vec();
     with_out.push(&out);

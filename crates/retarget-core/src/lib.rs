@@ -35,6 +35,7 @@ pub mod characterize;
 pub mod contacts;
 pub mod mirror;
 pub mod reduce;
+pub mod root_motion;
 pub mod sampler;
 pub use sampler::{CompiledClip, Cursor};
 pub mod runtime;

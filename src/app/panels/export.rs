@@ -34,6 +34,8 @@ pub struct ExportForm {
     pub tolerance: KeyReduction,
     /// `None`: as the bone map says.
     pub root_motion: Option<TranslationMode>,
+    /// Move the hips' ground path and facing onto the root joint (engines' root motion).
+    pub extract_root: bool,
 }
 
 impl ExportForm {
@@ -84,6 +86,7 @@ pub fn export_ui(
             out,
             reduce: form.reduce.then_some(form.tolerance),
             root_motion: form.root_motion,
+            extract_root: form.extract_root,
         }));
     }
 }
@@ -168,6 +171,12 @@ fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
             ui.radio_value(&mut form.root_motion, Some(mode), name);
         }
     });
+    ui.checkbox(&mut form.extract_root, "Extract to root")
+        .on_hover_text(
+            "The pelvis's path on the ground and its facing go onto the rig's root joint, \
+             so Unreal's and Unity's root motion move the character; the pelvis keeps its \
+             height and sway",
+        );
 }
 
 /// The solve's mirror flag, shared with the Solve tab: an undoable edit of the project, so

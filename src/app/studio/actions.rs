@@ -247,6 +247,7 @@ impl StudioApp {
             out: path.to_path_buf(),
             reduce: None,
             root_motion: None,
+            extract_root: false,
         };
         self.export_with(job);
     }

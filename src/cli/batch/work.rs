@@ -207,6 +207,7 @@ fn make(session: &Session, target: &Side, p: &Planned) -> Result<Made, String> {
         out: p.out.clone(),
         reduce: None,
         root_motion: None,
+        extract_root: false,
     };
     let written = session
         .write_clips(vec![clip], &job)

@@ -183,6 +183,7 @@ pub fn export_case(
         out: out.to_path_buf(),
         reduce: None,
         root_motion: None,
+        extract_root: false,
     };
     session.export(&job).map_err(|e| e.to_string())?;
     let target = &session.target;

@@ -423,6 +423,7 @@ fn fbx_works_as_source_and_as_target() {
         out: out.clone(),
         reduce: None,
         root_motion: None,
+        extract_root: false,
     };
     session.export(&job).unwrap();
     let written = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();

@@ -65,6 +65,7 @@ fn retarget_to_bvh(source: &Path, clip: Option<&str>, target: &Path, out: &Path)
         out: out.to_path_buf(),
         reduce: None,
         root_motion: None,
+        extract_root: false,
     };
     session.export(&job).unwrap();
     session

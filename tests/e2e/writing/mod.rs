@@ -1,2 +1,3 @@
 mod bvh_export;
 mod gltf_export;
+mod root_motion;

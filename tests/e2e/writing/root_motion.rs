@@ -1,0 +1,118 @@
+//! Root motion extracted to the root joint, read back from the GLB as an engine imports it:
+//! the root travels on the ground under the pelvis and turns with it, and every other joint
+//! moves exactly as in the export without extraction.
+
+use crate::common::{asset_path, key_times};
+use glam::Vec3;
+use retarget_studio::core::{Pose, Skeleton};
+use retarget_studio::io::{Asset, ImportOptions};
+use retarget_studio::session::{ExportFormat, ExportJob, Session, SessionError};
+use std::path::Path;
+
+fn export(session: &Session, out: &Path, extract_root: bool) -> Result<(), SessionError> {
+    let job = ExportJob {
+        format: ExportFormat::GlbWithCharacter,
+        clips: vec![None],
+        fps: None,
+        out: out.to_path_buf(),
+        reduce: None,
+        root_motion: None,
+        extract_root,
+    };
+    session.export(&job).map(|_| ())
+}
+
+fn reload(path: &Path) -> Asset {
+    retarget_studio::io::load(path, &ImportOptions::default()).unwrap()
+}
+
+/// World positions of every joint at every key time of the asset's first clip.
+fn motion(asset: &Asset) -> (Skeleton, Vec<Vec<Vec3>>) {
+    let clip = &asset.clips[0].clip;
+    let s = asset.skeletons[asset.clips[0].skeleton].clone();
+    let mut pose = Pose::rest(&s);
+    let frames = key_times(clip)
+        .into_iter()
+        .map(|t| {
+            pose = Pose::rest(&s);
+            clip.sample(t, &mut pose);
+            pose.world_positions(&s)
+        })
+        .collect();
+    (s, frames)
+}
+
+#[test]
+fn the_root_carries_the_walk_and_every_other_joint_moves_as_before() {
+    let session = Session::automatic(
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/RobotExpressive.glb"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, extracted) = (dir.path().join("plain.glb"), dir.path().join("root.glb"));
+    export(&session, &plain, false).unwrap();
+    export(&session, &extracted, true).unwrap();
+    let (s, before) = motion(&reload(&plain));
+    let (s2, after) = motion(&reload(&extracted));
+    assert_eq!(s.names(), s2.names());
+    assert_eq!(before.len(), after.len());
+    let (root, hips) = (s.find("Bone").unwrap(), s.find("Hips").unwrap());
+    let height = {
+        let p = Pose::rest(&s).world_positions(&s);
+        p.iter().map(|v| v.y).fold(f32::MIN, f32::max)
+            - p.iter().map(|v| v.y).fold(f32::MAX, f32::min)
+    };
+    for (f, (a, b)) in before.iter().zip(&after).enumerate() {
+        for j in (0..s.len()).filter(|&j| j != root) {
+            let moved = a[j].distance(b[j]);
+            assert!(
+                moved < 1e-4 * height,
+                "frame {f}: {} moved {moved} (height {height})",
+                s.names()[j]
+            );
+        }
+        let (r, h) = (b[root], b[hips]);
+        let apart = Vec3::new(r.x - h.x, 0.0, r.z - h.z).length();
+        assert!(
+            apart < 1e-4 * height,
+            "frame {f}: the root is {apart} off the pelvis"
+        );
+        assert!(
+            (r.y - after[0][root].y).abs() < 1e-4 * height,
+            "frame {f}: the root leaves the ground"
+        );
+    }
+    let travel = |frames: &[Vec<Vec3>]| {
+        let (first, last) = (frames[0][root], frames[frames.len() - 1][root]);
+        Vec3::new(last.x - first.x, 0.0, last.z - first.z).length()
+    };
+    assert!(
+        travel(&after) > 0.5 * height,
+        "the root travels: {}",
+        travel(&after)
+    );
+    assert!(
+        travel(&before) < 1e-4 * height,
+        "without extraction the root stays"
+    );
+}
+
+#[test]
+fn a_rig_whose_hips_are_its_top_joint_is_refused_naming_the_file() {
+    let session = Session::automatic(
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/CesiumMan.glb"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("root.glb");
+    let e = export(&session, &out, true).unwrap_err().to_string();
+    assert!(
+        e.contains("CesiumMan.glb") && e.contains("no root joint above the hips"),
+        "{e}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
