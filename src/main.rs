@@ -105,6 +105,7 @@ fn screenshot(args: retarget_studio::cli::ScreenshotArgs) -> anyhow::Result<()> 
         view,
         recovery: None,
         hide_tools: args.hide_tools,
+        extract_root: args.extract_root,
     })?;
     if !out.exists() {
         anyhow::bail!("{}: no screenshot was written", out.display());

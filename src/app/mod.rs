@@ -51,6 +51,8 @@ pub struct Launch {
     pub recovery: Option<document::autosave::AutosaveConfig>,
     /// Start with the tool panel hidden.
     pub hide_tools: bool,
+    /// Start with the export panel's "Extract to root" ticked (its path drawn on the floor).
+    pub extract_root: bool,
 }
 
 /// The bundled demo: RobotExpressive's Dance retargeted onto the VRM character.

@@ -165,6 +165,10 @@ pub struct ScreenshotArgs {
     /// Hide the tool panel (Ctrl+T in the editor): the viewports get the whole width.
     #[arg(long)]
     pub hide_tools: bool,
+    /// Tick the export panel's "Extract to root": the target pelvis's path is drawn on the
+    /// floor, where the root joint will travel.
+    #[arg(long)]
+    pub extract_root: bool,
 }
 
 impl Command {

@@ -27,6 +27,7 @@ pub mod layout;
 mod live_check;
 pub mod parts;
 mod prompts;
+mod root_path;
 mod shortcuts;
 mod viewports;
 
@@ -148,6 +149,9 @@ impl StudioApp {
         }
         if launch.hide_tools {
             prefs.tools_open = false;
+        }
+        if launch.extract_root {
+            prefs.panel.export.extract_root = true;
         }
         let mut app = Self {
             doc: Document::default(),
@@ -376,6 +380,7 @@ impl StudioApp {
             .selected
             .and_then(|t| session.map.for_target(t))
             .map(|p| p.source);
+        let target_floor = live.grounds[1].floor.unwrap_or(0.0);
         for (i, view) in self.views.iter_mut().enumerate() {
             view.set_ground(&live.grounds[i]);
             view.follow(Some(live.followed[i]), self.prefs.follow);
@@ -392,6 +397,7 @@ impl StudioApp {
         let selected = [twin, self.selected];
         viewports::dress(&mut self.views, self.prefs.show, selected, chains, has_mesh);
         Arc::make_mut(&mut self.views[0].scene).overlay = overlay;
+        self.update_root_path(target_floor);
     }
 
     /// Everything the window shows; `eframe::App::ui` and the UI tests both call it.

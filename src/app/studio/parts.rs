@@ -200,6 +200,9 @@ pub struct Drawn {
     pub viewport_split: Option<f32>,
     /// The menu bar's bottom edge: windows open and stay below it.
     pub(super) menu_bottom: f32,
+    /// The target pelvis's path on the floor for (revision, clip), while the export extracts
+    /// root motion.
+    pub root_path: Option<((u64, String), Vec<glam::Vec3>)>,
 }
 
 #[cfg(test)]

@@ -87,6 +87,9 @@ impl StudioApp {
                 if i == 0 && no_clip {
                     still_note_ui(col, response.rect);
                 }
+                if i == 1 {
+                    self.root_path_ui(col, response.rect);
+                }
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
                 if i == 1
                     && let Some(delta) = response.rotate_drag

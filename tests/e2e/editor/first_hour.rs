@@ -406,3 +406,31 @@ fn import_notes_open_under_their_button_with_a_tidy_path() {
     );
     assert!(label.rect().top() > title.top());
 }
+
+#[test]
+fn extracting_root_motion_draws_the_pelvis_path_on_the_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("walk.ron");
+    let session = retarget_studio::session::Session::automatic(
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/RobotExpressive.glb"),
+        &retarget_studio::io::ImportOptions::default(),
+    )
+    .unwrap();
+    session.to_project().save(&project).unwrap();
+    let mut h = launched(Some(project), None, None);
+    assert!(h.state().drawn.root_path.is_none(), "no path unless asked");
+    h.state_mut().prefs.panel.export.extract_root = true;
+    h.run_steps(2);
+    let (_, path) = h.state().drawn.root_path.clone().expect("a path");
+    assert!(path.len() >= 100, "{} points", path.len());
+    let travel = (path[path.len() - 1] - path[0]).length();
+    assert!(travel > 2.0, "the walk's path is {travel} long");
+    assert!(
+        path.iter().all(|p| (p.y - path[0].y).abs() < 1e-6),
+        "on the floor"
+    );
+    h.state_mut().prefs.panel.export.extract_root = false;
+    h.run_steps(2);
+    assert!(h.state().drawn.root_path.is_none());
+}
