@@ -36,6 +36,16 @@ pub fn cli_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// CMU's walk (02_01) onto the bundled `target`, mapped automatically.
+pub fn walk_onto(target: &str) -> retarget_studio::session::Session {
+    retarget_studio::session::Session::automatic(
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path(target),
+        &ImportOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("02_01 onto {target}: {e}"))
+}
+
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
     retarget_studio::io::load(&path, &ImportOptions::default())

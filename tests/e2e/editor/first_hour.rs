@@ -27,6 +27,28 @@ fn launched(project: Option<PathBuf>, source: Option<&str>, target: Option<&str>
     )
 }
 
+/// The editor on a project `name`.ron of `source` onto `target` (bundled assets), mapped
+/// automatically and saved in a folder of its own as a user would: the folder, the project
+/// and the editor.
+fn editor_on_saved(name: &str, source: &str, target: &str) -> (tempfile::TempDir, PathBuf, H) {
+    let dir = tempfile::tempdir().unwrap();
+    let project = saved_project(dir.path(), name, source, target);
+    let h = launched(Some(project.clone()), None, None);
+    (dir, project, h)
+}
+
+fn saved_project(dir: &std::path::Path, name: &str, source: &str, target: &str) -> PathBuf {
+    let session = retarget_studio::session::Session::automatic(
+        &asset_path(source),
+        &asset_path(target),
+        &retarget_studio::io::ImportOptions::default(),
+    )
+    .unwrap();
+    let project = dir.join(format!("{name}.ron"));
+    session.to_project().save(&project).unwrap();
+    project
+}
+
 fn sides(h: &H) -> (PathBuf, PathBuf) {
     let s = h.state().doc.session.as_ref().expect("a session");
     (s.source.path.clone(), s.target.path.clone())
@@ -74,16 +96,8 @@ fn an_animated_file_with_a_mesh_opens_as_the_source() {
 
 #[test]
 fn a_source_without_animation_shows_both_at_rest_and_keeps_the_project() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("walk.ron");
-    let session = retarget_studio::session::Session::automatic(
-        &asset_path("bvh/02_01.bvh"),
-        &asset_path("gltf/RobotExpressive.glb"),
-        &retarget_studio::io::ImportOptions::default(),
-    )
-    .unwrap();
-    session.to_project().save(&project).unwrap();
-    let mut h = launched(Some(project.clone()), None, None);
+    let (dir, project, mut h) =
+        editor_on_saved("walk", "bvh/02_01.bvh", "gltf/RobotExpressive.glb");
     h.state_mut()
         .run(Command::LoadSource(asset_path("vrm/cryptovoxels.vrm")));
     h.run_steps(3);
@@ -362,16 +376,8 @@ fn bones_the_map_pairs_are_never_hidden_as_helpers() {
 #[test]
 fn import_notes_open_under_their_button_with_a_tidy_path() {
     // A project saved elsewhere names the robot by `../..` steps.
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("robot.ron");
-    let session = retarget_studio::session::Session::automatic(
-        &asset_path("gltf/RobotExpressive.glb"),
-        &asset_path("vrm/cryptovoxels.vrm"),
-        &retarget_studio::io::ImportOptions::default(),
-    )
-    .unwrap();
-    session.to_project().save(&project).unwrap();
-    let mut h = launched(Some(project), None, None);
+    let (_dir, _, mut h) =
+        editor_on_saved("robot", "gltf/RobotExpressive.glb", "vrm/cryptovoxels.vrm");
     let source = sides(&h).0;
     assert!(
         source.to_string_lossy().contains(".."),
@@ -409,16 +415,7 @@ fn import_notes_open_under_their_button_with_a_tidy_path() {
 
 #[test]
 fn extracting_root_motion_draws_the_pelvis_path_on_the_floor() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("walk.ron");
-    let session = retarget_studio::session::Session::automatic(
-        &asset_path("bvh/02_01.bvh"),
-        &asset_path("gltf/RobotExpressive.glb"),
-        &retarget_studio::io::ImportOptions::default(),
-    )
-    .unwrap();
-    session.to_project().save(&project).unwrap();
-    let mut h = launched(Some(project), None, None);
+    let (_dir, _, mut h) = editor_on_saved("walk", "bvh/02_01.bvh", "gltf/RobotExpressive.glb");
     assert!(h.state().drawn.root_path.is_none(), "no path unless asked");
     h.state_mut().prefs.panel.export.extract_root = true;
     h.run_steps(2);

@@ -3,23 +3,13 @@
 //! bend; a leg's own contact thresholds change its contacts alone; contacts drawn by hand on
 //! one clip replace the detected ones there and nowhere else.
 
-use crate::common::asset_path;
+use crate::common::walk_onto;
 use glam::Vec3;
 use retarget_studio::core::contacts::{ContactThresholds, FootContact};
 use retarget_studio::core::retarget::{LegOptions, Pole};
 use retarget_studio::core::{HumanBone, Pose};
-use retarget_studio::io::ImportOptions;
 use retarget_studio::session::{Edit, FootContacts, Session};
 use std::path::Path;
-
-fn walk_onto(target: &str) -> Session {
-    Session::automatic(
-        &asset_path("bvh/02_01.bvh"),
-        &asset_path(target),
-        &ImportOptions::default(),
-    )
-    .unwrap()
-}
 
 fn target_of(s: &Session, bone: HumanBone) -> usize {
     let pair = s.map.pairs().iter().find(|p| p.bone == Some(bone));

@@ -2,7 +2,7 @@
 //! the root travels on the ground under the pelvis and turns with it, and every other joint
 //! moves exactly as in the export without extraction.
 
-use crate::common::{asset_path, key_times};
+use crate::common::{key_times, walk_onto};
 use glam::Vec3;
 use retarget_studio::core::{Pose, Skeleton};
 use retarget_studio::io::{Asset, ImportOptions};
@@ -44,12 +44,7 @@ fn motion(asset: &Asset) -> (Skeleton, Vec<Vec<Vec3>>) {
 
 #[test]
 fn the_root_carries_the_walk_and_every_other_joint_moves_as_before() {
-    let session = Session::automatic(
-        &asset_path("bvh/02_01.bvh"),
-        &asset_path("gltf/RobotExpressive.glb"),
-        &ImportOptions::default(),
-    )
-    .unwrap();
+    let session = walk_onto("gltf/RobotExpressive.glb");
     let dir = tempfile::tempdir().unwrap();
     let (plain, extracted) = (dir.path().join("plain.glb"), dir.path().join("root.glb"));
     export(&session, &plain, false).unwrap();
@@ -101,12 +96,7 @@ fn the_root_carries_the_walk_and_every_other_joint_moves_as_before() {
 
 #[test]
 fn a_rig_whose_hips_are_its_top_joint_is_refused_naming_the_file() {
-    let session = Session::automatic(
-        &asset_path("bvh/02_01.bvh"),
-        &asset_path("gltf/CesiumMan.glb"),
-        &ImportOptions::default(),
-    )
-    .unwrap();
+    let session = walk_onto("gltf/CesiumMan.glb");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("root.glb");
     let e = export(&session, &out, true).unwrap_err().to_string();
