@@ -28,11 +28,7 @@ impl LiveRetarget {
         }
         let source_rest = Pose::rest(session.source.skeleton());
         let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
-        let hips = session
-            .map
-            .pairs()
-            .iter()
-            .find(|p| p.bone == Some(crate::core::HumanBone::Hips));
+        let hips = session.map.for_bone(crate::core::HumanBone::Hips);
         let followed = hips.map_or([0, 0], |p| [p.source, p.target]);
         Ok(Self {
             grounds,
@@ -45,6 +41,29 @@ impl LiveRetarget {
             source_rest,
             target_pose: Pose::rest(session.target.skeleton()),
         })
+    }
+
+    /// World positions of target joint `joint` at `samples` times spread over the clip,
+    /// solved as the viewport solves them (the live retarget's own plan and scratch; the
+    /// poses shown are left as they are).
+    pub fn path_of(&mut self, session: &Session, joint: usize, samples: usize) -> Vec<glam::Vec3> {
+        let Ok(clip) = session.source_clip(Some(&self.clip)) else {
+            return Vec::new();
+        };
+        let tgt = session.target.skeleton();
+        let (mut source, mut target) = (self.source_rest.clone(), Pose::rest(tgt));
+        let mut world = vec![glam::Mat4::IDENTITY; tgt.len()];
+        let container = session.target.reference.container;
+        clip.even_times(samples.min(clip.frame_count()).max(2))
+            .map(|t| {
+                source.copy_from(&self.source_rest);
+                clip.sample(t, &mut source);
+                self.retargeter
+                    .retarget_pose(&source, &mut target, &mut self.scratch);
+                target.world_matrices_under(tgt, container, &mut world);
+                world[joint].w_axis.truncate()
+            })
+            .collect()
     }
 
     pub fn is_current(&self, revision: u64, clip: &str) -> bool {

@@ -191,9 +191,7 @@ impl Session {
     ) -> Result<crate::core::Clip, SessionError> {
         let hips = self
             .map
-            .pairs()
-            .iter()
-            .find(|p| p.bone == Some(crate::core::HumanBone::Hips))
+            .for_bone(crate::core::HumanBone::Hips)
             .map(|p| p.target)
             .ok_or_else(|| SessionError::RootMotion {
                 path: self.target.path.clone(),

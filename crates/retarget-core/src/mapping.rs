@@ -189,6 +189,11 @@ impl BoneMap {
         self.pairs.iter().find(|p| p.target == target)
     }
 
+    /// The pair labelled `bone` (the hips' pair, say).
+    pub fn for_bone(&self, bone: crate::HumanBone) -> Option<&BonePair> {
+        self.pairs.iter().find(|p| p.bone == Some(bone))
+    }
+
     pub fn for_target_mut(&mut self, target: usize) -> Option<&mut BonePair> {
         self.pairs.iter_mut().find(|p| p.target == target)
     }

@@ -82,14 +82,14 @@ fn key_times(clip: &Clip) -> Option<Arc<[f32]>> {
     clip.tracks()
         .iter()
         .flat_map(|t| {
-            let times = |track: Option<&[f32]>| track.map(Arc::<[f32]>::from);
             [
-                times(t.translation.as_ref().map(|k| k.times())),
-                times(t.rotation.as_ref().map(|k| k.times())),
+                t.translation.as_ref().map(|k| k.times()),
+                t.rotation.as_ref().map(|k| k.times()),
             ]
         })
         .flatten()
         .max_by_key(|t| t.len())
+        .map(Arc::from)
 }
 
 /// A joint's local transforms, a key per time, continuous in rotation.

@@ -250,7 +250,7 @@ fn table_ui(
 ) {
     // The names get what the fixed columns leave (a wide panel widens them first); each
     // column is then dragged to taste.
-    let widths = name_widths(ui, session, ui.available_width());
+    let widths = remembered_name_widths(ui, session, ui.available_width());
     // Columns dragged wider than the panel scroll sideways here; they never widen it.
     egui::ScrollArea::horizontal()
         .id_salt("bone_map_columns")
@@ -265,6 +265,25 @@ const FIXED_COLUMNS: f32 = 100.0 + 64.0 + 72.0 + 72.0 + 34.0 + 7.0 * 8.0;
 /// First widths of the target and source name columns: room for the longest name as
 /// shown (with the tree's indent, or the picker's arrow), within what the panel leaves
 /// after the other columns; never below a readable minimum.
+/// [`name_widths`], measured once per pair of files and panel width: the table reads them
+/// only when it first lays out, and the panel draws every frame.
+fn remembered_name_widths(ui: &egui::Ui, session: &Session, panel: f32) -> (f32, f32) {
+    let id = egui::Id::unique((
+        "bone_map_name_widths",
+        &session.source.path,
+        &session.target.path,
+    ));
+    let panel = panel.round();
+    if let Some((at, widths)) = ui.data(|d| d.get_temp::<(f32, (f32, f32))>(id))
+        && at == panel
+    {
+        return widths;
+    }
+    let widths = name_widths(ui, session, panel);
+    ui.data_mut(|d| d.insert_temp(id, (panel, widths)));
+    widths
+}
+
 fn name_widths(ui: &egui::Ui, session: &Session, panel: f32) -> (f32, f32) {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let longest = |names: &[String]| {

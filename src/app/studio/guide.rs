@@ -98,7 +98,9 @@ fn inline(text: &str) -> String {
 }
 
 pub fn guide_ui(ui: &mut egui::Ui) {
-    for block in blocks(GUIDE) {
+    // Parsed once: the window is drawn every frame it is open.
+    static BLOCKS: std::sync::OnceLock<Vec<Block>> = std::sync::OnceLock::new();
+    for block in BLOCKS.get_or_init(|| blocks(GUIDE)) {
         match block {
             Block::Heading(h) => {
                 ui.add_space(6.0);
@@ -115,7 +117,7 @@ pub fn guide_ui(ui: &mut egui::Ui) {
                 });
             }
             Block::Code(c) => {
-                ui.monospace(crate::app::names::drawable(&c));
+                ui.monospace(crate::app::names::drawable(c));
             }
         }
     }

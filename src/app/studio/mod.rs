@@ -515,10 +515,13 @@ impl StudioApp {
     /// With `RETARGET_STUDIO_PLAY_SECONDS=N`, plays N wall seconds, prints the frame figures
     /// and how much clip time played in that wall time, and closes (scripts/frame-time.sh).
     fn end_timed_run(&mut self, ctx: &egui::Context) {
-        let Some(limit) = std::env::var("RETARGET_STUDIO_PLAY_SECONDS")
-            .ok()
-            .and_then(|v| v.parse::<f32>().ok())
-        else {
+        static LIMIT: std::sync::OnceLock<Option<f32>> = std::sync::OnceLock::new();
+        let limit = LIMIT.get_or_init(|| {
+            std::env::var("RETARGET_STUDIO_PLAY_SECONDS")
+                .ok()
+                .and_then(|v| v.parse::<f32>().ok())
+        });
+        let Some(limit) = *limit else {
             return;
         };
         let Some(first) = self.frames.first_frame else {

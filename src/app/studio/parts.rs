@@ -159,16 +159,21 @@ impl FrameStats {
     /// Median and 99th percentile of the CPU time per frame, in ms (the first ten frames
     /// left out: they load and upload).
     pub fn median_and_p99(&self) -> Option<(f32, f32)> {
-        let skip =
-            10usize.saturating_sub((self.frame as usize).saturating_sub(self.times_ms.len()));
-        median_and_p99(self.times_ms.iter().skip(skip).copied().collect())
+        median_and_p99(self.settled(&self.times_ms))
     }
 
     /// Median and 99th percentile of the wall time from one frame to the next, in ms.
     pub fn interval_stats(&self) -> Option<(f32, f32)> {
-        let skip =
-            10usize.saturating_sub((self.frame as usize).saturating_sub(self.intervals_ms.len()));
-        median_and_p99(self.intervals_ms.iter().skip(skip).copied().collect())
+        median_and_p99(self.settled(&self.intervals_ms))
+    }
+
+    /// The figures kept, less those of the first ten frames if still kept.
+    fn settled(&self, kept: &VecDeque<f32>) -> Vec<f32> {
+        let dropped = (self.frame as usize).saturating_sub(kept.len());
+        kept.iter()
+            .skip(10usize.saturating_sub(dropped))
+            .copied()
+            .collect()
     }
 }
 

@@ -2,51 +2,21 @@
 //! root motion to the root joint: where the root will travel.
 
 use super::StudioApp;
-use crate::core::retarget::PoseScratch;
-use crate::core::{HumanBone, Pose};
-use crate::session::Session;
+use crate::core::HumanBone;
 use eframe::egui;
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 /// Points along the path: enough for a smooth line on any clip, cheap to solve.
 const SAMPLES: usize = 120;
 
-/// The target's pelvis over `clip`, on the floor at `floor` (world, as the viewport draws).
-pub fn pelvis_path(session: &Session, clip: &str, floor: f32) -> Option<Vec<Vec3>> {
-    let hips = session
-        .map
-        .pairs()
-        .iter()
-        .find(|p| p.bone == Some(HumanBone::Hips))?
-        .target;
-    let clip = session.source_clip(Some(clip)).ok()?;
-    let mut retargeter = session.retargeter().ok()?;
-    let (src, tgt) = (session.source.skeleton(), session.target.skeleton());
-    retargeter.fit_clip(src, clip);
-    let mut scratch = PoseScratch::new(&retargeter);
-    let (rest, mut source, mut target) = (Pose::rest(src), Pose::rest(src), Pose::rest(tgt));
-    let mut world = vec![Mat4::IDENTITY; tgt.len()];
-    let container = session.target.reference.container;
-    let n = SAMPLES.min(clip.frame_count()).max(2);
-    let path = clip
-        .even_times(n)
-        .map(|t| {
-            source.copy_from(&rest);
-            clip.sample(t, &mut source);
-            retargeter.retarget_pose(&source, &mut target, &mut scratch);
-            target.world_matrices_under(tgt, container, &mut world);
-            let at = world[hips].w_axis;
-            Vec3::new(at.x, floor, at.z)
-        })
-        .collect();
-    Some(path)
-}
-
 impl StudioApp {
     /// The path for the current document and clip while the export panel extracts root
-    /// motion, made again when either changes; `None` otherwise.
+    /// motion, made again when either changes (with the live retarget's solve); `None`
+    /// otherwise.
     pub(super) fn update_root_path(&mut self, floor: f32) {
-        let (Some(session), Some(clip)) = (&self.doc.session, &self.clip) else {
+        let (Some(session), Some(clip), Some(live)) =
+            (&self.doc.session, &self.clip, self.live.as_mut())
+        else {
             self.drawn.root_path = None;
             return;
         };
@@ -54,17 +24,25 @@ impl StudioApp {
             self.drawn.root_path = None;
             return;
         }
-        let key = (self.doc.revision, clip.clone());
+        let revision = self.doc.revision;
+        let current = |(r, c): &(u64, String)| *r == revision && c == clip;
         if self
             .drawn
             .root_path
             .as_ref()
-            .is_some_and(|(k, _)| *k == key)
+            .is_some_and(|(k, _)| current(k))
         {
             return;
         }
-        let path = pelvis_path(session, clip, floor).unwrap_or_default();
-        self.drawn.root_path = Some((key, path));
+        let path = match session.map.for_bone(HumanBone::Hips) {
+            Some(hips) => live
+                .path_of(session, hips.target, SAMPLES)
+                .into_iter()
+                .map(|p| Vec3::new(p.x, floor, p.z))
+                .collect(),
+            None => Vec::new(),
+        };
+        self.drawn.root_path = Some(((revision, clip.clone()), path));
     }
 
     /// Draws the path over the target viewport at `rect`.

@@ -146,9 +146,6 @@ impl ViewportRenderer {
         self.evict_unused();
 
         let viewer = GlamViewer::new(camera, viewport);
-        let (ambient, sun) = lights(&self.context, camera);
-        let lights: [&dyn Light; 2] = [&ambient, &sun];
-        let [r, g, b] = BACKGROUND;
         let screen = RenderTarget::screen(
             &self.context,
             info.screen_size_px[0],
@@ -159,6 +156,9 @@ impl ViewportRenderer {
             self.paint_scaled(&screen, (scissor, &viewer), scene, camera, scale);
             return;
         }
+        let (ambient, sun) = lights(&self.context, camera);
+        let lights: [&dyn Light; 2] = [&ambient, &sun];
+        let [r, g, b] = BACKGROUND;
         screen.clear_partially(scissor, ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         screen.render_partially(scissor, &viewer, self.ground_and_meshes(scene), &lights);
         if scene.show_skeleton {
