@@ -30,7 +30,7 @@ pub const EXIT_SOME_FAILED: i32 = 1;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Outputs: <source>_<clip>_on_<target>.glb in --out (the clip left out \
+    after_help = "Outputs: <source>_<clip>_on_<target>.glb (or .fbx) in --out (the clip left out \
 when it repeats the source's name; -2, -3, ... where names collide).\n\
 Exit codes: 0 every output written; 1 some file or output failed (the others are written), \
 or with --strict some output fails a quality threshold; 2 bad usage or nothing to do; \
@@ -59,6 +59,12 @@ pub struct BatchArgs {
     /// 1/N … N/N write together exactly the files of one run. Each still reads every file.
     #[arg(long, value_name = "K/N", value_parser = plan::Shard::parse)]
     pub shard: Option<plan::Shard>,
+    /// The outputs' format: glb (the target with the clip) or fbx (binary FBX 7.4, the
+    /// skeleton and the clip's take).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Glb)]
+    pub format: OutputFormat,
+    #[command(flatten)]
+    pub fbx: super::fbx_args::FbxArgs,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -69,6 +75,21 @@ pub struct BatchArgs {
     pub quiet: QuietArg,
     #[command(flatten)]
     pub solve: super::SolveArgs,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Glb,
+    Fbx,
+}
+
+impl OutputFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            OutputFormat::Glb => "glb",
+            OutputFormat::Fbx => "fbx",
+        }
+    }
 }
 
 /// Runs the batch; the summary to print and the exit code.
@@ -123,7 +144,8 @@ fn execute(
     bad_files.extend(bad_targets);
     interrupt::check()?;
     let inputs: Vec<PathBuf> = sources.iter().chain(targets).cloned().collect();
-    let mut pairs = plan::plan(&source_sides, &target_sides, &args.out, &inputs);
+    let extension = args.format.extension();
+    let mut pairs = plan::plan(&source_sides, &target_sides, &args.out, &inputs, extension);
     if let Some(shard) = args.shard {
         shard.keep(&mut pairs);
     }
@@ -135,6 +157,7 @@ fn execute(
         targets: &target_sides,
         project,
         solve: &args.solve,
+        fbx: (args.format == OutputFormat::Fbx).then(|| args.fbx.clone()),
         progress,
         done: &done,
     };

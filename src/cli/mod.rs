@@ -4,6 +4,7 @@ pub mod batch;
 pub mod chains;
 pub mod check;
 pub mod dump;
+pub mod fbx_args;
 pub mod inspect;
 pub mod interrupt;
 pub mod map;

@@ -1,4 +1,5 @@
-//! `retarget-studio retarget`: a source clip onto a target character, written as GLB or BVH.
+//! `retarget-studio retarget`: a source clip onto a target character, written as GLB, FBX or
+//! BVH.
 //! Without a project it automaps and auto-aligns.
 
 use super::interrupt::Interrupted;
@@ -19,15 +20,18 @@ pub struct RetargetArgs {
     /// Retarget every clip of the source.
     #[arg(long)]
     pub all_clips: bool,
-    /// Output file: .glb (the target with the clips added) or .bvh.
+    /// Output file: .glb (the target with the clips added), .fbx (binary FBX 7.4, one take
+    /// per clip) or .bvh.
     #[arg(long)]
     pub out: PathBuf,
     /// Output frame rate (default: the source clip's).
     #[arg(long)]
     pub fps: Option<f32>,
-    /// GLB only: write the skeleton and clips without the target's meshes.
+    /// GLB and FBX: write the skeleton and clips without the target's meshes.
     #[arg(long)]
     pub animation_only: bool,
+    #[command(flatten)]
+    pub fbx: super::fbx_args::FbxArgs,
     /// Drop keys that interpolation reproduces within this many degrees (with --reduce-mm).
     #[arg(long)]
     pub reduce_deg: Option<f32>,
@@ -69,6 +73,19 @@ fn parse_root_motion(s: &str) -> Result<RootMotion, String> {
 
 pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     let started = Instant::now();
+    let format = match ExportFormat::from_path(&args.out, args.animation_only) {
+        Some(ExportFormat::Fbx(_)) => ExportFormat::Fbx(args.fbx.settings(args.animation_only)),
+        Some(_) if args.fbx.any() => bail!(
+            "{}: --fbx-units and --fbx-up are for an .fbx output",
+            args.out.display()
+        ),
+        Some(format) => format,
+        None => bail!(
+            "{}: the output must end in .glb, .fbx or .bvh",
+            args.out.display()
+        ),
+    };
+    crate::session::check_writable(&args.out)?;
     let progress = Progress::new(args.quiet);
     let mut session = args.open.session(&progress)?;
     args.solve.apply(&mut session);
@@ -88,12 +105,6 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
             session.source.path.display()
         );
     }
-    let Some(format) = ExportFormat::from_path(&args.out, args.animation_only) else {
-        bail!(
-            "{}: the output must end in .glb or .bvh",
-            args.out.display()
-        );
-    };
     let reduce = (args.reduce_deg.is_some() || args.reduce_mm.is_some()).then(|| {
         let d = KeyReduction::default();
         KeyReduction {

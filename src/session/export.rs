@@ -5,6 +5,7 @@ use super::{Session, SessionError};
 use crate::core::TranslationMode;
 use crate::core::reduce::{Tolerance, reduce_keys};
 use crate::io::bvh_export::{BvhExportOptions, export_bvh};
+use crate::io::fbx_export::{FbxContent, FbxExportOptions, export_fbx};
 use crate::io::gltf_export::{GlbContent, GlbExportOptions, export_glb};
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,19 @@ pub enum ExportFormat {
     GlbAnimationOnly,
     /// The target skeleton as BVH, one file per clip.
     Bvh,
+    /// Binary FBX 7.4: the skeleton and one take per clip.
+    Fbx(FbxSettings),
+}
+
+/// How an FBX is written; `None` keeps what the target came in with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FbxSettings {
+    /// The skeleton and takes without the meshes (what an engine imports onto its own
+    /// skeleton asset).
+    pub animation_only: bool,
+    pub unit: Option<crate::core::Unit>,
+    /// +Y or +Z.
+    pub up: Option<crate::core::Axis>,
 }
 
 impl ExportFormat {
@@ -27,6 +41,10 @@ impl ExportFormat {
             "glb" if animation_only => Some(Self::GlbAnimationOnly),
             "glb" => Some(Self::GlbWithCharacter),
             "bvh" => Some(Self::Bvh),
+            "fbx" => Some(Self::Fbx(FbxSettings {
+                animation_only,
+                ..FbxSettings::default()
+            })),
             _ => None,
         }
     }
@@ -88,6 +106,7 @@ impl Session {
         job: &ExportJob,
         progress: &dyn Fn(usize) -> bool,
     ) -> Result<ExportSummary, SessionError> {
+        check_writable(&job.out)?;
         let map = job.root_motion.map(|mode| self.map_with_root_motion(mode));
         let mut clips = Vec::with_capacity(job.clips.len());
         for (done, name) in job.clips.iter().enumerate() {
@@ -114,12 +133,12 @@ impl Session {
             clips: clips.len(),
             ..Default::default()
         };
-        if let Some(r) = job.reduce {
-            let length = r.millimetres / 1000.0 / self.target_metres_per_unit();
-            let tolerance = Tolerance {
-                degrees: r.degrees,
-                length,
-            };
+        let tolerance = job.reduce.map(|r| Tolerance {
+            degrees: r.degrees,
+            length: r.millimetres / 1000.0 / self.target_metres_per_unit(),
+        });
+        // An FBX reduces its own curves, angle by angle as the file interpolates them.
+        if let Some(tolerance) = tolerance.filter(|_| !matches!(job.format, ExportFormat::Fbx(_))) {
             let (mut before, mut after) = (0, 0);
             for clip in &mut clips {
                 let (smaller, b, a) = reduce_keys(clip, tolerance);
@@ -130,6 +149,7 @@ impl Session {
             summary.reduced = Some((before, after));
         }
         let t = &self.target;
+        let as_target = FbxExportOptions::as_target(&t.asset);
         match job.format {
             ExportFormat::GlbWithCharacter | ExportFormat::GlbAnimationOnly => {
                 let content = if job.format == ExportFormat::GlbAnimationOnly {
@@ -151,6 +171,25 @@ impl Session {
                 )?;
                 summary.files.push((report.path, report.bytes));
                 summary.keys = report.keys;
+                summary.notes = report.notes;
+            }
+            ExportFormat::Fbx(settings) => {
+                let options = FbxExportOptions {
+                    content: match settings.animation_only {
+                        true => FbxContent::AnimationOnly,
+                        false => FbxContent::WithCharacter,
+                    },
+                    unit: settings.unit.unwrap_or(as_target.unit),
+                    up: settings.up.unwrap_or(as_target.up),
+                    fps: job.fps,
+                    reduce: tolerance,
+                };
+                let report = export_fbx(&t.asset, t.skeleton_index, &clips, &options, &job.out)?;
+                summary.files.push((report.path, report.bytes));
+                summary.keys = report.keys;
+                if tolerance.is_some() {
+                    summary.reduced = Some((report.keys_before, report.keys));
+                }
                 summary.notes = report.notes;
             }
             ExportFormat::Bvh => {
@@ -214,6 +253,29 @@ impl Session {
             .to_scale_rotation_translation();
         scale.max_element().max(1e-9)
     }
+}
+
+/// The output's folder exists and takes a new file, and the output is no folder: checked
+/// before any clip is retargeted, so a long export does not fail at its end.
+pub fn check_writable(out: &Path) -> Result<(), SessionError> {
+    let fail = |e: std::io::Error| {
+        SessionError::Export(crate::io::ExportError::new(
+            out,
+            crate::io::ExportProblem::Write(e),
+        ))
+    };
+    if out.is_dir() {
+        return Err(fail(std::io::Error::from(std::io::ErrorKind::IsADirectory)));
+    }
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".retarget-check")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(fail)
 }
 
 /// `out.bvh` for one clip, `out_<clip>.bvh` for several.

@@ -15,7 +15,9 @@ mod solve;
 
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
-pub use export::{ExportFormat, ExportJob, ExportSummary, KeyReduction};
+pub use export::{
+    ExportFormat, ExportJob, ExportSummary, FbxSettings, KeyReduction, check_writable,
+};
 use facing::face_side_forward;
 pub use facing::{FacingReading, read_facing};
 pub use missing::{MissingFile, missing_files};

@@ -63,6 +63,13 @@ fn keep<T: Error>(track: &Track<T>, limit: f32) -> Vec<usize> {
     kept
 }
 
+/// The keys of a vector track that linear interpolation cannot drop: the same rule as
+/// `reduce_keys`, for curves a writer builds itself (an FBX file's Euler angles, which
+/// interpolate per angle, not by slerp).
+pub fn kept_vector_keys(track: &Track<Vec3>, limit: f32) -> Vec<usize> {
+    keep(track, limit)
+}
+
 fn reduced<T: Error>(track: &Track<T>, limit: f32) -> Track<T> {
     let kept = keep(track, limit);
     if kept.len() == track.key_count() {

@@ -6,6 +6,7 @@ pub mod bvh_export;
 pub mod bvh_import;
 pub mod error;
 pub mod fbx;
+pub mod fbx_export;
 pub mod gltf_export;
 pub mod gltf_import;
 pub mod project;

@@ -47,11 +47,13 @@ pub fn base_name(source: &Path, clip: &str, target: &Path) -> String {
 pub struct Namer {
     dir: PathBuf,
     taken: HashSet<String>,
+    /// The outputs' extension: `glb` or `fbx`.
+    extension: &'static str,
 }
 
 impl Namer {
     /// `inputs`: files of the run that an output must not replace.
-    pub fn new(dir: &Path, inputs: &[PathBuf]) -> Self {
+    pub fn new(dir: &Path, inputs: &[PathBuf], extension: &'static str) -> Self {
         let dir_abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let taken = inputs
             .iter()
@@ -65,15 +67,17 @@ impl Namer {
         Self {
             dir: dir.to_path_buf(),
             taken,
+            extension,
         }
     }
 
-    /// `base.glb`, or `base-2.glb`, `base-3.glb`, ... when taken.
+    /// `base.glb`, or `base-2.glb`, `base-3.glb`, ... when taken (or `.fbx`).
     pub fn claim(&mut self, base: &str) -> PathBuf {
-        let mut name = format!("{base}.glb");
+        let ext = self.extension;
+        let mut name = format!("{base}.{ext}");
         let mut k = 2;
         while !self.taken.insert(name.to_lowercase()) {
-            name = format!("{base}-{k}.glb");
+            name = format!("{base}-{k}.{ext}");
             k += 1;
         }
         self.dir.join(name)
@@ -109,7 +113,7 @@ mod tests {
     fn collisions_get_numbers_and_inputs_are_never_named() {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("Walk_on_Robot.glb");
-        let mut namer = Namer::new(dir.path(), std::slice::from_ref(&input));
+        let mut namer = Namer::new(dir.path(), std::slice::from_ref(&input), "glb");
         assert_eq!(
             namer.claim("walk_on_robot"),
             dir.path().join("walk_on_robot-2.glb")

@@ -67,8 +67,14 @@ fn load_side(role: SideRole, path: &Path, options: &ImportOptions) -> Result<Sid
 }
 
 /// Every clip of every source onto every target, named in `out`.
-pub fn plan(sources: &[Side], targets: &[Side], out: &Path, inputs: &[PathBuf]) -> Vec<Pair> {
-    let mut namer = Namer::new(out, inputs);
+pub fn plan(
+    sources: &[Side],
+    targets: &[Side],
+    out: &Path,
+    inputs: &[PathBuf],
+    extension: &'static str,
+) -> Vec<Pair> {
+    let mut namer = Namer::new(out, inputs, extension);
     let mut pairs = Vec::new();
     for (s, source) in sources.iter().enumerate() {
         for (t, target) in targets.iter().enumerate() {

@@ -20,6 +20,8 @@ pub struct Context<'a> {
     pub targets: &'a [Side],
     pub project: Option<&'a ProjectFile>,
     pub solve: &'a SolveArgs,
+    /// FBX outputs with these options; `None` writes GLB.
+    pub fbx: Option<crate::cli::fbx_args::FbxArgs>,
     pub progress: &'a Progress,
     /// Outputs finished so far, for the bar.
     pub done: &'a AtomicUsize,
@@ -115,7 +117,7 @@ pub fn run_pair(cx: &Context, pair: &Pair) -> PairResult {
                 if interrupt::interrupted() {
                     return row(p, setup, Outcome::NotStarted);
                 }
-                let outcome = make_guarded(&session, target, p);
+                let outcome = make_guarded(cx, &session, target, p);
                 tick(cx);
                 row(p, setup, outcome)
             })
@@ -163,8 +165,8 @@ fn open(
 }
 
 /// `make`, with a panic (a bug) turned into this output's error so the run goes on.
-fn make_guarded(session: &Session, target: &Side, p: &Planned) -> Outcome {
-    let run = std::panic::AssertUnwindSafe(|| make(session, target, p));
+fn make_guarded(cx: &Context, session: &Session, target: &Side, p: &Planned) -> Outcome {
+    let run = std::panic::AssertUnwindSafe(|| make(session, target, p, cx.fbx.as_ref()));
     match std::panic::catch_unwind(run) {
         Ok(Ok(made)) => Outcome::Made(made),
         Ok(Err(e)) => Outcome::Failed(e),
@@ -184,7 +186,12 @@ fn make_guarded(session: &Session, target: &Side, p: &Planned) -> Outcome {
     }
 }
 
-fn make(session: &Session, target: &Side, p: &Planned) -> Result<Made, String> {
+fn make(
+    session: &Session,
+    target: &Side,
+    p: &Planned,
+    fbx: Option<&crate::cli::fbx_args::FbxArgs>,
+) -> Result<Made, String> {
     let started = Instant::now();
     let clip = session
         .retarget_clip(Some(&p.clip), None)
@@ -195,10 +202,11 @@ fn make(session: &Session, target: &Side, p: &Planned) -> Result<Made, String> {
         Err(e) => Quality::NotJudged(e.to_string()),
     };
     // A target without meshes (a BVH skeleton) has no character to carry the clip.
-    let format = if target.asset.meshes.is_empty() {
-        ExportFormat::GlbAnimationOnly
-    } else {
-        ExportFormat::GlbWithCharacter
+    let bare = target.asset.meshes.is_empty();
+    let format = match fbx {
+        Some(fbx) => ExportFormat::Fbx(fbx.settings(bare)),
+        None if bare => ExportFormat::GlbAnimationOnly,
+        None => ExportFormat::GlbWithCharacter,
     };
     let job = ExportJob {
         format,

@@ -48,6 +48,9 @@ pub struct ExportReport {
     pub clips: usize,
     /// Keys written over all tracks.
     pub keys: usize,
+    /// Keys before the writer's own key reduction (an FBX's curves); `keys` when it reduced
+    /// none.
+    pub keys_before: usize,
     /// Vertices whose skin weights were normalised so the file validates.
     pub repaired_vertices: usize,
     /// Repairs and adjustments, in words for the user.
@@ -122,6 +125,7 @@ pub fn export_glb(
         bytes,
         clips: built.clips,
         keys: built.keys,
+        keys_before: built.keys,
         repaired_vertices: built.repaired_vertices,
         notes: built.notes,
     })

@@ -1,0 +1,332 @@
+//! Clips as FBX takes: one AnimationStack with one layer per clip, and per animated joint
+//! curve nodes for translation, rotation (Euler XYZ, degrees, continuous) and scale, keyed
+//! at the output rate. Key reduction runs here, on the curves as the file interpolates them
+//! (angle by angle), not on the quaternions.
+
+use super::frames::{FileFrame, euler_xyz};
+use super::node::{Attr, Node, Props, object_name};
+use glam::Vec3;
+use retarget_core::reduce::{Tolerance, kept_vector_keys};
+use retarget_core::{Clip, Interpolation, Pose, Skeleton, Track};
+
+/// FBX time: ticks per second.
+pub(super) const TICKS_PER_SECOND: f64 = 46_186_158_000.0;
+
+/// `KeyAttrFlags` of a linear key: FBX SDK's `eInterpolationLinear`.
+const LINEAR: i32 = 0x0000_0004;
+
+pub(super) fn ticks(secs: f64) -> i64 {
+    (secs * TICKS_PER_SECOND).round() as i64
+}
+
+/// The rate clips are keyed at, and what curve reduction keeps.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Keying {
+    pub fps: Option<f32>,
+    /// `length` in the skeleton's joint units, as `reduce_keys` takes it.
+    pub reduce: Option<Tolerance>,
+}
+
+/// What the takes added.
+#[derive(Default)]
+pub(super) struct Takes {
+    pub objects: Vec<Node>,
+    pub connections: Vec<Node>,
+    pub clips: usize,
+    /// Keys written, and the keys before reduction.
+    pub keys: usize,
+    pub keys_before: usize,
+    /// The span of all takes, in seconds.
+    pub span: Option<(f64, f64)>,
+    /// The rate of the first take (the scene's frame rate).
+    pub fps: Option<f64>,
+}
+
+/// Ids for new objects, unique in the file.
+pub(super) struct Ids(i64);
+
+impl Ids {
+    pub fn new() -> Self {
+        Self(1_000_000)
+    }
+    pub fn next(&mut self) -> i64 {
+        self.0 += 1;
+        self.0
+    }
+}
+
+pub(super) fn connect(child: i64, parent: i64) -> Node {
+    Node::new("C").attr("OO").attr(child).attr(parent)
+}
+
+fn connect_property(child: i64, parent: i64, property: &str) -> Node {
+    Node::new("C")
+        .attr("OP")
+        .attr(child)
+        .attr(parent)
+        .attr(property)
+}
+
+/// One take per clip onto the models `models[j]` of the skeleton's joints.
+pub(super) fn push_takes(
+    skeleton: &Skeleton,
+    frame: &FileFrame,
+    clips: &[Clip],
+    models: &[i64],
+    keying: Keying,
+    ids: &mut Ids,
+) -> Takes {
+    let mut takes = Takes::default();
+    for clip in clips {
+        let fps = keying
+            .fps
+            .or(clip.fps())
+            .filter(|f| *f > 0.0)
+            .unwrap_or(30.0) as f64;
+        let Frames {
+            samples: times,
+            keys,
+        } = frame_times(clip, fps);
+        let (start, stop) = (keys[0], *keys.last().expect("at least one frame"));
+        takes.span = Some(match takes.span {
+            None => (start, stop),
+            Some((a, b)) => (a.min(start), b.max(stop)),
+        });
+        takes.fps.get_or_insert(fps);
+        let key_times: Vec<i64> = keys.iter().map(|&t| ticks(t)).collect();
+
+        let stack = ids.next();
+        let layer = ids.next();
+        let mut props = Props::default();
+        props
+            .time("LocalStart", ticks(start))
+            .time("LocalStop", ticks(stop))
+            .time("ReferenceStart", ticks(start))
+            .time("ReferenceStop", ticks(stop));
+        takes.objects.push(
+            Node::new("AnimationStack")
+                .attr(stack)
+                .attr(object_name(&clip.name, "AnimStack"))
+                .attr("")
+                .child(props.node()),
+        );
+        takes.objects.push(
+            Node::new("AnimationLayer")
+                .attr(layer)
+                .attr(object_name("BaseLayer", "AnimLayer"))
+                .attr(""),
+        );
+        takes.connections.push(connect(layer, stack));
+
+        let samples = sample(skeleton, frame, clip, &times);
+        let length_limit = keying.reduce.map(|t| t.length * frame_length(frame));
+        let angle_limit = keying.reduce.map(|t| t.degrees / 3f32.sqrt());
+        let scale_limit = keying.reduce.map(|t| t.length);
+        for (j, tracks) in clip.tracks().iter().enumerate() {
+            let root = skeleton.parents()[j].is_none();
+            let curves = [
+                (
+                    "T",
+                    "Lcl Translation",
+                    tracks.translation.is_some() || root,
+                    &samples.translations[j],
+                    length_limit,
+                ),
+                (
+                    "R",
+                    "Lcl Rotation",
+                    tracks.rotation.is_some() || root,
+                    &samples.eulers[j],
+                    angle_limit,
+                ),
+                (
+                    "S",
+                    "Lcl Scaling",
+                    tracks.scale.is_some(),
+                    &samples.scales[j],
+                    scale_limit,
+                ),
+            ];
+            for (short, property, animated, values, limit) in curves {
+                if !animated {
+                    continue;
+                }
+                let kept = kept(&times, values, limit);
+                takes.keys_before += 3 * values.len();
+                takes.keys += 3 * kept.len();
+                let node = ids.next();
+                let first = values[0];
+                let mut props = Props::default();
+                for (axis, v) in ["d|X", "d|Y", "d|Z"].iter().zip(first) {
+                    props.number(axis, v);
+                }
+                takes.objects.push(
+                    Node::new("AnimationCurveNode")
+                        .attr(node)
+                        .attr(object_name(short, "AnimCurveNode"))
+                        .attr("")
+                        .child(props.node()),
+                );
+                takes.connections.push(connect(node, layer));
+                takes
+                    .connections
+                    .push(connect_property(node, models[j], property));
+                for (axis, name) in ["d|X", "d|Y", "d|Z"].iter().enumerate() {
+                    let curve = ids.next();
+                    takes.objects.push(curve_node(
+                        curve,
+                        kept.iter().map(|&k| key_times[k]).collect(),
+                        kept.iter().map(|&k| values[k][axis] as f32).collect(),
+                    ));
+                    takes.connections.push(connect_property(curve, node, name));
+                }
+            }
+        }
+        takes.clips += 1;
+    }
+    takes
+}
+
+/// Where each frame samples the clip, and the time its key is written at. When the clip's
+/// frames are `1/fps` within 0.1% (a BVH's 0.008333 s frames at 120 fps), its own frames
+/// are kept: key `k` is the clip's key `k`, at its time, as the GLB writes it (moving the
+/// keys onto exact frames of `fps` would retime the clip, 0.1 mm at a toe over 3 s).
+/// Otherwise keys fall on whole frames of `fps` from the start, and the end, falling
+/// between frames, gets a key of its own.
+struct Frames {
+    samples: Vec<f64>,
+    keys: Vec<f64>,
+}
+
+fn frame_times(clip: &Clip, fps: f64) -> Frames {
+    let (start, end) = (clip.start_secs() as f64, clip.end_secs() as f64);
+    let span = (end - start).max(0.0);
+    let exact = span * fps;
+    let whole = exact.round();
+    let on_frames = |n: usize| (0..=n).map(|k| start + k as f64 / fps).collect::<Vec<_>>();
+    if whole >= 1.0 && (exact - whole).abs() < 1e-3 * whole {
+        let step = span / whole;
+        let n = whole as usize;
+        let samples: Vec<f64> = (0..=n).map(|k| start + k as f64 * step).collect();
+        return Frames {
+            keys: samples.clone(),
+            samples,
+        };
+    }
+    let whole = (exact + 1e-6).floor() as usize;
+    let mut samples = on_frames(whole);
+    if end - samples[whole] > 1e-6 / fps {
+        samples.push(end);
+    }
+    Frames {
+        keys: samples.clone(),
+        samples,
+    }
+}
+
+/// Joint-unit lengths to file units (the translation scale of the file frame).
+fn frame_length(frame: &FileFrame) -> f32 {
+    frame
+        .local(false, &retarget_core::Transform::from_translation(Vec3::X))
+        .translation
+        .x
+}
+
+/// Every joint's local transform as written, per frame.
+struct Samples {
+    translations: Vec<Vec<[f64; 3]>>,
+    eulers: Vec<Vec<[f64; 3]>>,
+    scales: Vec<Vec<[f64; 3]>>,
+}
+
+fn sample(skeleton: &Skeleton, frame: &FileFrame, clip: &Clip, times: &[f64]) -> Samples {
+    let n = skeleton.len();
+    let mut out = Samples {
+        translations: vec![Vec::with_capacity(times.len()); n],
+        eulers: vec![Vec::with_capacity(times.len()); n],
+        scales: vec![Vec::with_capacity(times.len()); n],
+    };
+    let mut pose = Pose::rest(skeleton);
+    for &t in times {
+        clip.sample(t as f32, &mut pose);
+        for j in 0..n {
+            let local = frame.local(skeleton.parents()[j].is_none(), &pose.local(j));
+            let previous = out.eulers[j].last().copied();
+            out.eulers[j].push(euler_xyz(local.rotation, previous));
+            out.translations[j].push(local.translation.as_dvec3().to_array());
+            out.scales[j].push(local.scale.as_dvec3().to_array());
+        }
+    }
+    out
+}
+
+/// The keys linear interpolation cannot drop, all of them without a tolerance.
+fn kept(times: &[f64], values: &[[f64; 3]], limit: Option<f32>) -> Vec<usize> {
+    let Some(limit) = limit else {
+        return (0..values.len()).collect();
+    };
+    let track = Track::new(
+        times.iter().map(|&t| t as f32).collect::<Vec<_>>(),
+        values
+            .iter()
+            .map(|v| Vec3::from_array(v.map(|x| x as f32)))
+            .collect(),
+        Interpolation::Linear,
+    );
+    match track {
+        Ok(track) => kept_vector_keys(&track, limit),
+        // Times too close for f32 to keep them apart: every key stays.
+        Err(_) => (0..values.len()).collect(),
+    }
+}
+
+fn curve_node(id: i64, times: Vec<i64>, values: Vec<f32>) -> Node {
+    let count = times.len() as i32;
+    Node::new("AnimationCurve")
+        .attr(id)
+        .attr(object_name("", "AnimCurve"))
+        .attr("")
+        .value("Default", values.first().copied().unwrap_or(0.0) as f64)
+        .value("KeyVer", 4009)
+        .child(Node::new("KeyTime").attr(Attr::I64s(times)))
+        .child(Node::new("KeyValueFloat").attr(Attr::F32s(values)))
+        .child(Node::new("KeyAttrFlags").attr(Attr::I32s(vec![LINEAR])))
+        .child(Node::new("KeyAttrDataFloat").attr(Attr::F32s(vec![0.0; 4])))
+        .child(Node::new("KeyAttrRefCount").attr(Attr::I32s(vec![count])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+    use retarget_core::JointTracks;
+
+    fn clip_of(times: Vec<f32>) -> Clip {
+        let values = vec![Quat::IDENTITY; times.len()];
+        let track = Track::new(times, values, Interpolation::Linear).unwrap();
+        let tracks = vec![JointTracks {
+            rotation: Some(track),
+            ..Default::default()
+        }];
+        Clip::new("c", tracks, None)
+    }
+
+    #[test]
+    fn frames_land_on_the_clips_own_keys_or_keep_its_end() {
+        // 342 BVH frames of 0.008333 s: not quite 1/120, keyed where the clip has its keys.
+        let bvh = clip_of((0..=342).map(|k| k as f32 * 0.008333).collect());
+        let frames = frame_times(&bvh, 120.0);
+        assert_eq!(frames.samples.len(), 343);
+        assert!((frames.samples[342] - bvh.end_secs() as f64).abs() < 1e-6);
+        assert_eq!(frames.keys, frames.samples, "the clip's own key times");
+        // 30 fps asked of a 2.05 s clip: 61 whole frames after the first, then the end.
+        let odd = clip_of(vec![0.0, 2.05]);
+        let frames = frame_times(&odd, 30.0);
+        assert_eq!(frames.samples, frames.keys);
+        let times = frames.samples;
+        assert_eq!(times.len(), 63, "{:?}", &times[58..]);
+        assert!((times[61] - 61.0 / 30.0).abs() < 1e-9 && (times[62] - 2.05).abs() < 1e-6);
+        // A clip of one instant is one frame.
+        assert_eq!(frame_times(&clip_of(vec![0.5]), 30.0).keys, vec![0.5]);
+    }
+}
