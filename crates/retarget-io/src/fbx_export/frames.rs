@@ -19,6 +19,8 @@ pub(super) struct FileFrame {
     /// Set when the container has non-uniform scale or shear: the whole matrix is baked
     /// into the top joints (their scale then holds the unit too).
     baked: Option<Mat4>,
+    /// Our world (metres, +Y up) to the file's (its unit and up axis).
+    file_from_world: Mat4,
 }
 
 impl FileFrame {
@@ -35,6 +37,7 @@ impl FileFrame {
         let uniform = (scale.max_element() - scale.min_element()).abs()
             <= 1e-5 * scale.abs().max_element()
             && scale.min_element() > 0.0;
+        let file_from_world = Mat4::from_quat(turn) * Mat4::from_scale(Vec3::splat(1.0 / metres));
         let rebuilt = Mat4::from_scale_rotation_translation(scale, rotation, translation);
         let tol = 1e-5
             * c.abs()
@@ -50,15 +53,21 @@ impl FileFrame {
                     Vec3::ONE,
                 ),
                 baked: None,
+                file_from_world,
             }
         } else {
-            let out = Mat4::from_quat(turn) * Mat4::from_scale(Vec3::splat(1.0 / metres));
             Self {
                 length: 1.0,
                 above_roots: Transform::default(),
-                baked: Some(out * c),
+                baked: Some(file_from_world * c),
+                file_from_world,
             }
         }
+    }
+
+    /// Our world (metres, +Y up, container included) to the file's world.
+    pub fn file_from_world(&self) -> Mat4 {
+        self.file_from_world
     }
 
     /// Whether the container could not be written without scale on the top joints.

@@ -6,6 +6,7 @@
 
 mod curves;
 mod frames;
+mod mesh;
 mod node;
 
 use crate::asset::Asset;
@@ -101,13 +102,19 @@ pub fn export_fbx(
             s.name
         ));
     }
-    if options.content == FbxContent::WithCharacter
-        && target.meshes.iter().any(|m| m.skeleton == skeleton)
-    {
-        notes.push("the FBX holds the skeleton and its takes; meshes are not written yet".into());
-    }
     let mut ids = Ids::new();
     let (mut objects, mut connections, models) = skeleton_objects(s, &frame, &mut ids);
+    if options.content == FbxContent::WithCharacter {
+        let meshes: Vec<_> = target
+            .meshes
+            .iter()
+            .filter(|m| m.skeleton == skeleton)
+            .collect();
+        let written = mesh::push_meshes(&meshes, s, &frame, &models, &mut ids).map_err(invalid)?;
+        objects.extend(written.objects);
+        connections.extend(written.connections);
+        notes.extend(written.notes);
+    }
     let keying = Keying {
         fps: options.fps,
         reduce: options.reduce,
