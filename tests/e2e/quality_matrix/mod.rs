@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod cases;
+mod fbx;
 
 use cases::*;
 
@@ -47,6 +48,17 @@ fn run(
     let report = session
         .quality(clip, &Thresholds::default())
         .map_err(|e| e.to_string())?;
+    let retargeted = session
+        .retarget_clip(clip, None)
+        .map_err(|e| e.to_string())?;
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let fbx = fbx::worst_share(&session, &retargeted, scratch.path())?;
+    if fbx > fbx::TOLERANCE {
+        return Err(format!(
+            "its FBX reads back {fbx:.2e} of the height away (limit {:.0e})",
+            fbx::TOLERANCE
+        ));
+    }
     let line = match out {
         Some((path, pair)) => {
             let mut known: Vec<&str> = KNOWN
@@ -206,10 +218,9 @@ fn every_source_onto_every_target_and_variant() {
     if let Some(d) = &out_dir {
         std::fs::write(d.join("matrix.md"), &table).unwrap();
     }
-    let errors: Vec<&str> = rows
+    let errors: Vec<String> = rows
         .iter()
-        .filter(|r| r.report.is_err())
-        .map(|r| r.pair.as_str())
+        .filter_map(|r| r.report.as_ref().err().map(|e| format!("{}: {e}", r.pair)))
         .collect();
     assert!(errors.is_empty(), "cases that did not run: {errors:?}");
     let mut broken = Vec::new();

@@ -78,22 +78,19 @@ pub(super) fn push_takes(
 ) -> Takes {
     let mut takes = Takes::default();
     for clip in clips {
+        let times = frame_times(clip, keying.fps.map(f64::from));
         let fps = keying
             .fps
             .or(clip.fps())
             .filter(|f| *f > 0.0)
             .unwrap_or(30.0) as f64;
-        let Frames {
-            samples: times,
-            keys,
-        } = frame_times(clip, fps);
-        let (start, stop) = (keys[0], *keys.last().expect("at least one frame"));
+        let (start, stop) = (times[0], *times.last().expect("at least one frame"));
         takes.span = Some(match takes.span {
             None => (start, stop),
             Some((a, b)) => (a.min(start), b.max(stop)),
         });
         takes.fps.get_or_insert(fps);
-        let key_times: Vec<i64> = keys.iter().map(|&t| ticks(t)).collect();
+        let key_times: Vec<i64> = times.iter().map(|&t| ticks(t)).collect();
 
         let stack = ids.next();
         let layer = ids.next();
@@ -187,41 +184,53 @@ pub(super) fn push_takes(
     takes
 }
 
-/// Where each frame samples the clip, and the time its key is written at. When the clip's
-/// frames are `1/fps` within 0.1% (a BVH's 0.008333 s frames at 120 fps), its own frames
-/// are kept: key `k` is the clip's key `k`, at its time, as the GLB writes it (moving the
-/// keys onto exact frames of `fps` would retime the clip, 0.1 mm at a toe over 3 s).
-/// Otherwise keys fall on whole frames of `fps` from the start, and the end, falling
-/// between frames, gets a key of its own.
-struct Frames {
-    samples: Vec<f64>,
-    keys: Vec<f64>,
-}
-
-fn frame_times(clip: &Clip, fps: f64) -> Frames {
+/// The times the clip is keyed at in the file. Without `fps`, the clip's own key times (all
+/// its tracks' together): a retargeted clip is already keyed at the output rate, and uneven
+/// keys (a glTF clip's) stay where they are. With `fps`, whole frames of it from the start,
+/// the end getting a key of its own when it falls between frames; but when the clip's own
+/// frames are `1/fps` within 0.1% (a BVH's 0.008333 s at 120 fps) they are kept, as the
+/// GLB writes them (moving them onto exact frames would retime the clip).
+fn frame_times(clip: &Clip, fps: Option<f64>) -> Vec<f64> {
     let (start, end) = (clip.start_secs() as f64, clip.end_secs() as f64);
+    let Some(fps) = fps else {
+        return own_key_times(clip);
+    };
     let span = (end - start).max(0.0);
     let exact = span * fps;
     let whole = exact.round();
-    let on_frames = |n: usize| (0..=n).map(|k| start + k as f64 / fps).collect::<Vec<_>>();
     if whole >= 1.0 && (exact - whole).abs() < 1e-3 * whole {
         let step = span / whole;
-        let n = whole as usize;
-        let samples: Vec<f64> = (0..=n).map(|k| start + k as f64 * step).collect();
-        return Frames {
-            keys: samples.clone(),
-            samples,
-        };
+        return (0..=whole as usize)
+            .map(|k| start + k as f64 * step)
+            .collect();
     }
     let whole = (exact + 1e-6).floor() as usize;
-    let mut samples = on_frames(whole);
-    if end - samples[whole] > 1e-6 / fps {
-        samples.push(end);
+    let mut times: Vec<f64> = (0..=whole).map(|k| start + k as f64 / fps).collect();
+    if end - times[whole] > 1e-6 / fps {
+        times.push(end);
     }
-    Frames {
-        keys: samples.clone(),
-        samples,
+    times
+}
+
+/// Every key time of every track, once (times closer than a microsecond are one).
+fn own_key_times(clip: &Clip) -> Vec<f64> {
+    let mut times: Vec<f64> = clip
+        .tracks()
+        .iter()
+        .flat_map(|t| {
+            let tr = t.translation.as_ref().map(|k| k.times());
+            let r = t.rotation.as_ref().map(|k| k.times());
+            let s = t.scale.as_ref().map(|k| k.times());
+            [tr, r, s].into_iter().flatten().flatten()
+        })
+        .map(|&t| t as f64)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup_by(|b, a| *b - *a < 1e-6);
+    if times.is_empty() {
+        times.push(clip.start_secs() as f64);
     }
+    times
 }
 
 /// Joint-unit lengths to file units (the translation scale of the file frame).
@@ -312,21 +321,26 @@ mod tests {
     }
 
     #[test]
-    fn frames_land_on_the_clips_own_keys_or_keep_its_end() {
-        // 342 BVH frames of 0.008333 s: not quite 1/120, keyed where the clip has its keys.
+    fn keys_stay_on_the_clips_own_times_or_fall_on_whole_frames() {
+        // Uneven keys (a glTF clip's) stay where they are.
+        let uneven = clip_of(vec![0.0, 0.1, 0.35, 0.4]);
+        assert_eq!(
+            frame_times(&uneven, None),
+            vec![0.0, 0.1f32 as f64, 0.35f32 as f64, 0.4f32 as f64]
+        );
+        // 342 BVH frames of 0.008333 s at 120 fps: not quite 1/120, kept.
         let bvh = clip_of((0..=342).map(|k| k as f32 * 0.008333).collect());
-        let frames = frame_times(&bvh, 120.0);
-        assert_eq!(frames.samples.len(), 343);
-        assert!((frames.samples[342] - bvh.end_secs() as f64).abs() < 1e-6);
-        assert_eq!(frames.keys, frames.samples, "the clip's own key times");
+        let times = frame_times(&bvh, Some(120.0));
+        assert_eq!(times.len(), 343);
+        assert!((times[342] - bvh.end_secs() as f64).abs() < 1e-6);
+        assert!((times[1] - 0.008333).abs() < 1e-7, "{}", times[1]);
         // 30 fps asked of a 2.05 s clip: 61 whole frames after the first, then the end.
         let odd = clip_of(vec![0.0, 2.05]);
-        let frames = frame_times(&odd, 30.0);
-        assert_eq!(frames.samples, frames.keys);
-        let times = frames.samples;
+        let times = frame_times(&odd, Some(30.0));
         assert_eq!(times.len(), 63, "{:?}", &times[58..]);
         assert!((times[61] - 61.0 / 30.0).abs() < 1e-9 && (times[62] - 2.05).abs() < 1e-6);
         // A clip of one instant is one frame.
-        assert_eq!(frame_times(&clip_of(vec![0.5]), 30.0).keys, vec![0.5]);
+        assert_eq!(frame_times(&clip_of(vec![0.5]), Some(30.0)), vec![0.5]);
+        assert_eq!(frame_times(&clip_of(vec![0.5]), None), vec![0.5]);
     }
 }
