@@ -13,6 +13,9 @@ this Blender cannot import, Draco, an extension its add-on lacks or a humanoid w
 read by ref-dump). The
 target's own pose is its file posed in its bind pose with no animation (`target_bind`), or, for
 a BVH target, the target file itself: its own clip, whose lowest feet are its floor.
+Each case's FBX of the same retarget (written beside its output) is read by Blender's FBX
+importer too, and must put every joint where Blender's reading of the GLB (or BVH) does, within
+FBX_TOL of the figure's size.
 Exit 0 when all hold, 1 otherwise. Python standard library only.
 """
 import concurrent.futures as cf
@@ -23,6 +26,9 @@ import sys
 
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
 LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0}
+# How far Blender's reading of a case's FBX may be from its reading of the GLB, as a share of
+# the figure's size (its largest extent at the first frame).
+FBX_TOL = 1e-4
 # How far judge's reading may be from ours before the two readers disagree.
 AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0}
 
@@ -112,6 +118,19 @@ def measure(case, dumps, work):
     return fig, ours
 
 
+def fbx_agrees(case):
+    """Blender's FBX reading against its reading of the GLB (or BVH) of the same retarget."""
+    a, b = case["dumps"]["output"], case["dumps"]["fbx"]
+    frame0 = [p[0] for p in json.load(open(a))["joints"].values()]
+    size = max(max(p[i] for p in frame0) - min(p[i] for p in frame0) for i in range(3))
+    size = str(max(size, 1e-3))
+    r = subprocess.run([os.path.join(TOOLS, "pose-compare"), a, b, "--relative",
+                        "--height-a", size, "--height-b", size, "--tol-max", str(FBX_TOL)],
+                       capture_output=True, text=True)
+    last = (r.stdout.strip().splitlines() or [r.stderr.strip() or "(no output)"])[-1]
+    return r.returncode == 0, last
+
+
 def main():
     work = sys.argv[1]
     cases = json.load(open(os.path.join(work, "manifest.json")))
@@ -125,6 +144,8 @@ def main():
             "output": jobs.setdefault(c["output"], (c["output"], c.get("output_args", ["-a", "0"]),
                                                     c["output"] + ".json"))[2],
         }
+        if c.get("fbx"):
+            c["dumps"]["fbx"] = jobs.setdefault(c["fbx"], (c["fbx"], ["-a", "0"], c["fbx"] + ".json"))[2]
         # The target's own pose: a GLB copy of it in its bind pose, or a BVH target's own file
         # (its clip, read in its unit and axes: its floor is its motion's).
         bind, bind_args = c["target_bind"], c.get("target_args", [])
@@ -160,6 +181,18 @@ def main():
             failed |= (over and not known) or apart
             cells.append(f"{m}: {v:.3g} ({ours[m] if ours[m] is None else f'{ours[m]:.3g}'}){mark}")
         print(f"| {c['pair']} | " + ", ".join(cells) + " |")
+    fbx_failed = 0
+    for c in cases:
+        if "fbx" not in c["dumps"] or not os.path.exists(c["dumps"]["fbx"]):
+            continue
+        good, last = fbx_agrees(c)
+        if not good:
+            fbx_failed += 1
+            print(f"FBX of {c['pair']} read by Blender is not its GLB's reading: {last}")
+    fbx_cases = sum(1 for c in cases if "fbx" in c["dumps"])
+    print(f"FBX: {fbx_cases - fbx_failed} of {fbx_cases} cases read back by Blender as their "
+          f"GLB or BVH, within {FBX_TOL:g} of the figure's size")
+    failed |= fbx_failed > 0
     print("judge-matrix:", "FAILED (! over a threshold, ≠ judge and check disagree)" if failed
           else f"{len(cases)} cases pass, judge and check agree")
     return 1 if failed else 0

@@ -15,7 +15,7 @@ pub mod skeleton;
 pub mod slerp;
 pub mod transform;
 
-pub use clip::{Clip, ClipError, Interpolation, JointTracks, Track};
+pub use clip::{Clip, ClipError, Curve, Interpolation, JointTracks, Track};
 pub use humanoid::HumanBone;
 pub use pose::Pose;
 pub use skeleton::{JointDef, Skeleton, SkeletonError};

@@ -102,7 +102,7 @@ pub fn reduce_keys(clip: &Clip, tolerance: Tolerance) -> (Clip, usize, usize) {
             scale: t.scale.as_ref().map(|k| reduced(k, tolerance.length)),
         })
         .collect();
-    let out = Clip::new(clip.name.clone(), tracks, clip.fps());
+    let out = Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec());
     let (before, after) = (count(clip), count(&out));
     (out, before, after)
 }

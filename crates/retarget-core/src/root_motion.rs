@@ -74,7 +74,7 @@ pub fn extract_to_root(
     for (keys, &c) in child_keys.into_iter().zip(&children) {
         tracks[c] = keys.into_tracks(&times);
     }
-    Ok(Clip::new(clip.name.clone(), tracks, clip.fps()))
+    Ok(Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec()))
 }
 
 /// The key times of the clip's longest track (a solved clip's tracks share one).

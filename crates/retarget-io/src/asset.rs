@@ -176,6 +176,41 @@ pub struct MeshPrimitive {
     /// (then the asset carries a warning). Present only together with `uvs`.
     pub base_color_texture: Option<BaseColorTexture>,
     pub alpha_mode: AlphaMode,
+    /// Morph targets (blend shapes): per target, a position offset per vertex (and a normal
+    /// offset, empty when the file has none). Every primitive of a mesh has as many.
+    pub morphs: Vec<MorphDelta>,
+}
+
+/// One morph target of a primitive: offsets added to the rest vertices at weight 1.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphDelta {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+}
+
+/// A weight the target can play, by name: one of its morph targets, or an expression (VRM)
+/// that moves several at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveTarget {
+    pub name: String,
+    /// A VRM expression (preset or custom, or a VRM 0 blend shape group), not a bare morph.
+    pub expression: bool,
+    /// The morphs it moves, each by `weight` at curve weight 1; empty for an expression that
+    /// moves no morph (texture or material binds only).
+    pub binds: Vec<MorphBind>,
+}
+
+/// One morph target moved by a [`CurveTarget`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MorphBind {
+    /// Index into `Asset::meshes`.
+    pub mesh: usize,
+    /// Index into that mesh's primitives' `morphs`.
+    pub morph: usize,
+    /// The glTF node that draws the mesh (what a `weights` channel targets); `None` when
+    /// the file is no glTF.
+    pub node: Option<usize>,
+    pub weight: f32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -185,6 +220,8 @@ pub struct SkinnedMesh {
     /// `joint_from_mesh` per skeleton joint: skinning is `world_from_joint * this`.
     pub inverse_bind: Vec<Mat4>,
     pub primitives: Vec<MeshPrimitive>,
+    /// The morphs' weights when nothing animates them (glTF `weights`); one per morph.
+    pub morph_weights: Vec<f32>,
 }
 
 impl SkinnedMesh {
@@ -213,6 +250,8 @@ pub struct Asset {
     pub up_source: Provenance,
     /// Things in the file that were not imported, or were repaired, in words for the user.
     pub warnings: Vec<String>,
+    /// The weights it can play (morph targets, expressions), by name.
+    pub curve_targets: Vec<CurveTarget>,
 }
 
 impl Asset {

@@ -200,6 +200,7 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         up,
         up_source,
         warnings,
+        curve_targets: Vec::new(),
     })
 }
 

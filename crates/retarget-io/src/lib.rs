@@ -14,8 +14,8 @@ pub mod solve_edits;
 pub mod vrm;
 
 pub use asset::{
-    AlphaMode, Asset, AssetClip, BaseColorTexture, EncodedImage, Format, ImageMime, MeshPrimitive,
-    Provenance, SkinnedMesh, TextureWrap,
+    AlphaMode, Asset, AssetClip, BaseColorTexture, CurveTarget, EncodedImage, Format, ImageMime,
+    MeshPrimitive, MorphBind, MorphDelta, Provenance, SkinnedMesh, TextureWrap,
 };
 pub use error::{ExportError, ExportProblem, ImportError, Problem};
 

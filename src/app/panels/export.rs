@@ -1,8 +1,10 @@
 //! The export panel: format, clips, frame rate and output path, then Export.
 
 use crate::app::command::Command;
-use crate::core::TranslationMode;
-use crate::session::{ExportFormat, ExportJob, KeyReduction, Session, translation_name};
+use crate::core::{Axis, TranslationMode, Unit};
+use crate::session::{
+    ExportFormat, ExportJob, FbxSettings, KeyReduction, Session, translation_name,
+};
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -50,6 +52,7 @@ impl ExportForm {
     fn extension(&self) -> &'static str {
         match self.format {
             ExportFormat::Bvh => "bvh",
+            ExportFormat::Fbx(_) => "fbx",
             _ => "glb",
         }
     }
@@ -93,21 +96,61 @@ pub fn export_ui(
 
 fn format_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
     ui.label("Format");
-    ui.radio_value(
-        &mut form.format,
-        ExportFormat::GlbWithCharacter,
-        "GLB: the target character with the clips",
-    );
-    ui.radio_value(
-        &mut form.format,
-        ExportFormat::GlbAnimationOnly,
-        "GLB: skeleton and clips only",
-    );
-    ui.radio_value(
-        &mut form.format,
-        ExportFormat::Bvh,
-        "BVH: the target skeleton (one file per clip)",
-    );
+    // The FBX choices keep the unit and up axis already set.
+    let fbx = match form.format {
+        ExportFormat::Fbx(settings) => settings,
+        _ => FbxSettings::default(),
+    };
+    let choices = [
+        (
+            ExportFormat::GlbWithCharacter,
+            "GLB: the target character with the clips",
+        ),
+        (
+            ExportFormat::GlbAnimationOnly,
+            "GLB: skeleton and clips only",
+        ),
+        (
+            ExportFormat::Fbx(FbxSettings {
+                animation_only: false,
+                ..fbx
+            }),
+            "FBX: the target character with the clips",
+        ),
+        (
+            ExportFormat::Fbx(FbxSettings {
+                animation_only: true,
+                ..fbx
+            }),
+            "FBX: skeleton and clips only (onto an engine's skeleton)",
+        ),
+        (
+            ExportFormat::Bvh,
+            "BVH: the target skeleton (one file per clip)",
+        ),
+    ];
+    for (format, label) in choices {
+        ui.radio_value(&mut form.format, format, label);
+    }
+    if let ExportFormat::Fbx(settings) = &mut form.format {
+        fbx_axes_ui(ui, settings);
+    }
+}
+
+/// The FBX's unit and up axis: the target's own unless set.
+fn fbx_axes_ui(ui: &mut egui::Ui, settings: &mut FbxSettings) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("FBX unit");
+        ui.radio_value(&mut settings.unit, None, "as the target");
+        ui.radio_value(&mut settings.unit, Some(Unit::Centimetre), "cm")
+            .on_hover_text("Maya's and Unreal's unit");
+        ui.radio_value(&mut settings.unit, Some(Unit::Metre), "m");
+        ui.separator();
+        ui.label("up");
+        ui.radio_value(&mut settings.up, None, "as the target");
+        ui.radio_value(&mut settings.up, Some(Axis::PosY), "Y");
+        ui.radio_value(&mut settings.up, Some(Axis::PosZ), "Z");
+    });
 }
 
 fn clips_and_rate_ui(ui: &mut egui::Ui, form: &mut ExportForm, clip: Option<&str>, clips: usize) {

@@ -237,7 +237,7 @@ impl StudioApp {
 
     pub(super) fn export(&mut self, path: &Path) {
         let Some(format) = crate::session::ExportFormat::from_path(path, false) else {
-            self.error = Some(format!("{}: export to .glb or .bvh", path.display()));
+            self.error = Some(format!("{}: export to .glb, .fbx or .bvh", path.display()));
             return;
         };
         let job = crate::session::ExportJob {
@@ -306,9 +306,12 @@ impl StudioApp {
                     summary.keys,
                     files.join(", ")
                 ));
-                if job.format != crate::session::ExportFormat::Bvh
-                    && let Some((path, _)) = summary.files.first()
-                {
+                let glb = matches!(
+                    job.format,
+                    crate::session::ExportFormat::GlbWithCharacter
+                        | crate::session::ExportFormat::GlbAnimationOnly
+                );
+                if glb && let Some((path, _)) = summary.files.first() {
                     self.tasks.validation = crate::app::tasks::validate::spawn(path.clone());
                 }
             }

@@ -387,7 +387,9 @@ mod tests {
                 uvs: vec![[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]],
                 base_color_texture: None,
                 alpha_mode: AlphaMode::Opaque,
+                morphs: Vec::new(),
             }],
+            morph_weights: Vec::new(),
         }
     }
 

@@ -142,6 +142,7 @@ mod tests {
             uvs: Vec::new(),
             base_color_texture: None,
             alpha_mode: crate::io::AlphaMode::Opaque,
+            morphs: Vec::new(),
         }
     }
 
@@ -151,6 +152,7 @@ mod tests {
             skeleton: 0,
             inverse_bind,
             primitives,
+            morph_weights: Vec::new(),
         }
     }
 

@@ -229,12 +229,14 @@ mod tests {
                 wrap_t: TextureWrap::ClampToEdge,
             }),
             alpha_mode: AlphaMode::Opaque,
+            morphs: Vec::new(),
         };
         SkinnedMesh {
             name: "m".into(),
             skeleton: 0,
             inverse_bind: vec![Mat4::IDENTITY],
             primitives: images.iter().map(prim).collect(),
+            morph_weights: Vec::new(),
         }
     }
 

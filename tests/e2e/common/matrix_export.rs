@@ -186,6 +186,14 @@ pub fn export_case(
         extract_root: false,
     };
     session.export(&job).map_err(|e| e.to_string())?;
+    // The same retarget as FBX, which Blender's FBX importer must read as the GLB (or BVH).
+    let fbx = out.with_extension("fbx");
+    let fbx_job = ExportJob {
+        format: ExportFormat::Fbx(Default::default()),
+        out: fbx.clone(),
+        ..job
+    };
+    session.export(&fbx_job).map_err(|e| e.to_string())?;
     let target = &session.target;
     // A BVH target is judged against its own clip (its floor is its motion's, see
     // `Side::floor_from_motion`), and our writer gives a BVH target its own unit and axes.
@@ -232,6 +240,7 @@ pub fn export_case(
         "target_own": target_own,
         "output": out,
         "output_args": output_args,
+        "fbx": fbx,
         "spec": judge_spec(session),
         "ours": ours(report),
         "known": known,

@@ -8,13 +8,8 @@ use retarget_studio::app::panels::Tab;
 use retarget_studio::io::ImportOptions;
 use std::path::Path;
 
-#[test]
-fn export_panel_writes_a_file_that_reimports() {
-    let mut h = harness_on(None, Tab::Export);
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("dance_on_vrm.glb");
-    h.state_mut().prefs.panel.export.path = out.display().to_string();
-    h.run_steps(1);
+/// Clicks Export clips and waits for the export to finish.
+fn export_and_wait(h: &mut egui_kittest::Harness<'_, retarget_studio::app::StudioApp>) {
     h.get_by_label("Export clips").click();
     h.run_steps(2);
     for _ in 0..200 {
@@ -24,6 +19,16 @@ fn export_panel_writes_a_file_that_reimports() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         h.step();
     }
+}
+
+#[test]
+fn export_panel_writes_a_file_that_reimports() {
+    let mut h = harness_on(None, Tab::Export);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dance_on_vrm.glb");
+    h.state_mut().prefs.panel.export.path = out.display().to_string();
+    h.run_steps(1);
+    export_and_wait(&mut h);
     assert!(
         out.exists(),
         "status: {:?} error: {:?}",
@@ -41,6 +46,34 @@ fn export_panel_writes_a_file_that_reimports() {
     assert_eq!(back.clips.len(), 1);
     assert_eq!(back.clips[0].clip.name, "Dance");
     assert!(!back.meshes.is_empty(), "the VRM's mesh is kept");
+}
+
+#[test]
+fn export_panel_offers_fbx_in_centimetres_z_up() {
+    let mut h = harness_on(None, Tab::Export);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dance_on_vrm.glb");
+    h.state_mut().prefs.panel.export.path = out.display().to_string();
+    h.run_steps(1);
+    h.get_by_label("FBX: the target character with the clips")
+        .click();
+    h.run_steps(1);
+    h.get_by_label("cm").click();
+    h.get_by_label("Z").click();
+    h.run_steps(1);
+    export_and_wait(&mut h);
+    let fbx = out.with_extension("fbx");
+    assert!(
+        fbx.exists(),
+        "status: {:?} error: {:?}",
+        h.state().status,
+        h.state().error
+    );
+    let back = retarget_studio::io::load(&fbx, &ImportOptions::default()).unwrap();
+    assert_eq!(back.unit, retarget_studio::core::Unit::Centimetre);
+    assert_eq!(back.up, retarget_studio::core::Axis::PosZ);
+    assert_eq!(back.clips[0].clip.name, "Dance");
+    assert!(!back.meshes.is_empty(), "the VRM's mesh is in the FBX");
 }
 
 #[test]

@@ -4,7 +4,10 @@
 use super::pose::Pose;
 use glam::{Quat, Vec3};
 
+mod curves;
 mod track;
+
+pub use curves::Curve;
 
 pub(crate) use track::ON_KEY;
 pub use track::{ClipError, Interpolation, Keyframe, Track, normalised};
@@ -45,6 +48,8 @@ impl JointTracks {
 pub struct Clip {
     pub name: String,
     tracks: Vec<JointTracks>,
+    /// Named weights (morph targets, expressions), in no particular order.
+    curves: Vec<Curve>,
     start_secs: f32,
     end_secs: f32,
     /// The rate the clip was authored at (BVH frame time, evenly spaced glTF keys).
@@ -66,6 +71,7 @@ impl Clip {
         let mut clip = Self {
             name: name.into(),
             tracks,
+            curves: Vec::new(),
             start_secs,
             end_secs,
             fps,
@@ -76,6 +82,28 @@ impl Clip {
 
     pub fn tracks(&self) -> &[JointTracks] {
         &self.tracks
+    }
+
+    pub fn curves(&self) -> &[Curve] {
+        &self.curves
+    }
+
+    /// The clip with `curves` in place of its own; its span widens to hold them (a clip of
+    /// only curves takes theirs).
+    pub fn with_curves(mut self, curves: Vec<Curve>) -> Self {
+        let joints = self.tracks.iter().any(|t| !t.is_empty());
+        for (i, c) in curves.iter().enumerate() {
+            let times = c.track.times();
+            let (a, b) = (times[0], times[times.len() - 1]);
+            if !joints && i == 0 {
+                (self.start_secs, self.end_secs) = (a, b);
+            } else {
+                self.start_secs = self.start_secs.min(a);
+                self.end_secs = self.end_secs.max(b);
+            }
+        }
+        self.curves = curves;
+        self
     }
 
     pub fn start_secs(&self) -> f32 {

@@ -67,6 +67,7 @@ pub(super) fn read_meshes(
             skeleton: 0,
             inverse_bind,
             primitives,
+            morph_weights: Vec::new(),
         };
         if !is_finite(&mesh) {
             warnings.push(format!(
@@ -150,6 +151,7 @@ fn primitive(
         uvs: Vec::new(),
         base_color_texture: None,
         alpha_mode: look.alpha_mode,
+        morphs: Vec::new(),
     };
     let has_uv = mesh.vertex_uv.exists;
     let mut corners = Corners::new();

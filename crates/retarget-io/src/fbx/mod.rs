@@ -59,6 +59,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         up: file_up(scene.settings.original_axis_up),
         up_source: Provenance::Declared,
         warnings,
+        curve_targets: Vec::new(),
     })
 }
 

@@ -204,6 +204,7 @@ fn odd_asset(primitives: Vec<MeshPrimitive>) -> Asset {
         skeleton: 0,
         inverse_bind,
         primitives,
+        morph_weights: Vec::new(),
     };
     Asset {
         path: "odd.glb".into(),
@@ -217,6 +218,7 @@ fn odd_asset(primitives: Vec<MeshPrimitive>) -> Asset {
         up: Axis::PosY,
         up_source: Provenance::Assumed,
         warnings: Vec::new(),
+        curve_targets: Vec::new(),
     }
 }
 
@@ -236,6 +238,7 @@ fn primitive(
         uvs: Vec::new(),
         base_color_texture: None,
         alpha_mode: AlphaMode::Blend,
+        morphs: Vec::new(),
     }
 }
 

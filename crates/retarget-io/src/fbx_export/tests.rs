@@ -111,6 +111,7 @@ fn spinning(container: Mat4) -> (Asset, Clip) {
         up: Axis::PosY,
         up_source: crate::Provenance::Declared,
         warnings: Vec::new(),
+        curve_targets: Vec::new(),
     };
     (asset, clip)
 }

@@ -74,7 +74,7 @@ fn copy_clip(clip: &Clip, a: &Skeleton, b: &Skeleton) -> Clip {
             moved(t, d).unwrap_or_else(|| t.clone())
         })
         .collect();
-    Clip::new(clip.name.clone(), tracks, clip.fps())
+    Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec())
 }
 
 fn same(a: Transform, b: Transform) -> bool {

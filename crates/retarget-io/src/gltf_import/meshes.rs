@@ -89,6 +89,7 @@ pub(super) fn read_mesh(
         skeleton,
         inverse_bind,
         primitives,
+        morph_weights: Vec::new(),
     }))
 }
 
@@ -196,6 +197,7 @@ fn read_primitive(
         uvs: look.uvs,
         base_color_texture: look.texture,
         alpha_mode: look.alpha_mode,
+        morphs: Vec::new(),
     }))
 }
 

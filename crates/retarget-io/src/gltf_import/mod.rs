@@ -136,6 +136,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         up: Axis::PosY,
         up_source: Provenance::Declared,
         warnings,
+        curve_targets: Vec::new(),
     })
 }
 
