@@ -81,6 +81,11 @@ pub enum Edit {
     /// Every target chain driven by the source chain its tags match best, names ignored
     /// (after tags were edited); pairs whose source stays are kept as they are.
     RemapChains,
+    /// Source curve `source` drives target weight `target` (or nothing).
+    SetCurve {
+        source: String,
+        target: Option<String>,
+    },
     /// Feet planting, IK, limits and mirroring (the Solve tab).
     SetSolve(crate::core::retarget::SolveSettings),
     /// Solve the chain ending at `joint` (target) to reach its source's end, or not.
@@ -125,6 +130,7 @@ pub struct EditState {
     pub source_chains: ChainSkeleton,
     pub target_chains: ChainSkeleton,
     pub solve: SolveEdits,
+    pub curve_edits: Vec<crate::core::curve_map::CurvePair>,
 }
 
 impl Session {
@@ -137,6 +143,7 @@ impl Session {
             source_chains: self.source.chains.clone(),
             target_chains: self.target.chains.clone(),
             solve: self.solve.clone(),
+            curve_edits: self.curve_edits.clone(),
         }
     }
 
@@ -149,6 +156,7 @@ impl Session {
         self.source.chains = state.source_chains;
         self.target.chains = state.target_chains;
         self.solve = state.solve;
+        self.curve_edits = state.curve_edits;
         self.source.rebuild_reference()?;
         self.target.rebuild_reference()
     }
@@ -203,6 +211,7 @@ impl Session {
                 ))
             }
             Edit::AutoMap { unmapped_only } => Ok(self.auto_map(*unmapped_only)),
+            Edit::SetCurve { source, target } => Ok(self.set_curve(source, target.clone())),
             Edit::ClearMap => {
                 self.map = BoneMap::default();
                 Ok("Clear map".to_owned())

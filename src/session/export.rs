@@ -109,7 +109,14 @@ impl Session {
         check_writable(&job.out)?;
         let map = job.root_motion.map(|mode| self.map_with_root_motion(mode));
         let mut clips = Vec::with_capacity(job.clips.len());
+        let mut curve_notes = Vec::new();
         for (done, name) in job.clips.iter().enumerate() {
+            let (_, notes) = self.target_curves_of(self.source_clip(name.as_deref())?);
+            for n in notes {
+                if !curve_notes.contains(&n) {
+                    curve_notes.push(n);
+                }
+            }
             let clip = self.retarget_clip_with(name.as_deref(), job.fps, map.as_ref())?;
             clips.push(match job.extract_root {
                 true => self.extracted_to_root(&clip)?,
@@ -119,7 +126,9 @@ impl Session {
                 return Err(SessionError::Cancelled);
             }
         }
-        self.write_clips(clips, job)
+        let mut summary = self.write_clips(clips, job)?;
+        summary.notes.splice(0..0, curve_notes);
+        Ok(summary)
     }
 
     /// Writes clips already retargeted in the job's format (reducing keys if it asks); the

@@ -5,6 +5,7 @@
 mod chain_edit_tests;
 mod chain_edits;
 mod chains;
+mod curves;
 mod edit;
 mod export;
 mod facing;
@@ -108,6 +109,9 @@ pub struct Session {
     pub export: ExportSettings,
     /// How the pair is solved, as the user set it (saved in the project).
     pub solve: SolveEdits,
+    /// The user's choices of which target weight each source curve drives (the rest are
+    /// matched by name: `curve_map`).
+    pub curve_edits: Vec<crate::core::curve_map::CurvePair>,
 }
 
 impl Session {
@@ -132,6 +136,7 @@ impl Session {
             map: BoneMap::default(),
             export: ExportSettings::default(),
             solve: SolveEdits::default(),
+            curve_edits: Vec::new(),
         };
         session.face_forward()?;
         session.auto_align()?;
@@ -401,7 +406,9 @@ impl Session {
         map: Option<&BoneMap>,
     ) -> Result<Clip, SessionError> {
         let mut r = self.retargeter_with(map.unwrap_or(&self.map))?;
-        Ok(self.retarget_clip_by(&mut r, name, fps)?.clip)
+        let solved = self.retarget_clip_by(&mut r, name, fps)?.clip;
+        let (curves, _) = self.target_curves_of(self.source_clip(name)?);
+        Ok(solved.with_curves(curves))
     }
 
     /// Retargets clip `name` with `r` (given the contacts drawn for it), with what its
@@ -478,6 +485,7 @@ impl Session {
             map: self.map_pairs(),
             export: self.export.clone(),
             solve: self.solve.clone(),
+            curves: self.curve_edits.clone(),
         }
     }
 
@@ -523,6 +531,7 @@ impl Session {
             map: BoneMap::new(pairs),
             export: project.export,
             solve: project.solve,
+            curve_edits: project.curves,
         };
         session.refresh_legs();
         Ok(session)

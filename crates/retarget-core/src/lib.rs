@@ -33,6 +33,7 @@ pub mod automap;
 pub mod chains;
 pub mod characterize;
 pub mod contacts;
+pub mod curve_map;
 pub mod mirror;
 pub mod reduce;
 pub mod root_motion;

@@ -126,6 +126,10 @@ pub struct ProjectFile {
     /// How the pair is solved, as the user set it.
     #[serde(default)]
     pub solve: SolveEdits,
+    /// Which target weight a source curve drives, where the user chose (the rest match by
+    /// name).
+    #[serde(default)]
+    pub curves: Vec<retarget_core::curve_map::CurvePair>,
 }
 
 /// Version 1's layout, read to migrate: the solve edits beside the map, one field each.
@@ -170,6 +174,7 @@ impl From<ProjectFileV1> for ProjectFile {
                 legs: v1.legs,
                 contact_spans: v1.contact_spans,
             },
+            curves: Vec::new(),
         }
     }
 }
@@ -184,6 +189,7 @@ impl ProjectFile {
             map: Vec::new(),
             export: Default::default(),
             solve: SolveEdits::default(),
+            curves: Vec::new(),
         }
     }
 

@@ -116,7 +116,7 @@ pub(super) fn push_takes(
         takes.connections.push(connect(layer, stack));
 
         let samples = sample(skeleton, frame, clip, &times);
-        let length_limit = keying.reduce.map(|t| t.length * frame_length(frame));
+        let length_limit = keying.reduce.map(|t| t.length * frame.base_length());
         let angle_limit = keying.reduce.map(|t| t.degrees / 3f32.sqrt());
         let scale_limit = keying.reduce.map(|t| t.length);
         for (j, tracks) in clip.tracks().iter().enumerate() {
@@ -233,14 +233,6 @@ fn own_key_times(clip: &Clip) -> Vec<f64> {
     times
 }
 
-/// Joint-unit lengths to file units (the translation scale of the file frame).
-fn frame_length(frame: &FileFrame) -> f32 {
-    frame
-        .local(false, &retarget_core::Transform::from_translation(Vec3::X))
-        .translation
-        .x
-}
-
 /// Every joint's local transform as written, per frame.
 struct Samples {
     translations: Vec<Vec<[f64; 3]>>,
@@ -259,7 +251,7 @@ fn sample(skeleton: &Skeleton, frame: &FileFrame, clip: &Clip, times: &[f64]) ->
     for &t in times {
         clip.sample(t as f32, &mut pose);
         for j in 0..n {
-            let local = frame.local(skeleton.parents()[j].is_none(), &pose.local(j));
+            let local = frame.local(j, &pose.local(j));
             let previous = out.eulers[j].last().copied();
             out.eulers[j].push(euler_xyz(local.rotation, previous));
             out.translations[j].push(local.translation.as_dvec3().to_array());

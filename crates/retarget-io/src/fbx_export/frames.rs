@@ -6,13 +6,19 @@
 #[cfg(test)]
 use glam::DQuat;
 use glam::{EulerRot, Mat4, Quat, Vec3};
-use retarget_core::{Axis, Skeleton, Transform, Unit};
+use retarget_core::{Axis, Clip, Skeleton, Transform, Unit};
 use std::f64::consts::{PI, TAU};
 
 /// How our joints' numbers become the file's.
 pub(super) struct FileFrame {
-    /// Joint-unit lengths to file units: every translation is scaled by it.
-    length: f32,
+    parents: Vec<Option<usize>>,
+    /// Per joint: its translation's factor to file units (the container's scale over the
+    /// file unit, times the scale taken out of its top joint).
+    lengths: Vec<f32>,
+    /// Per joint: the uniform rest scale taken out of a top joint (1 elsewhere), its
+    /// descendants' translations holding it instead: Blender's importer misplaces a
+    /// skeleton whose top bone is scaled (a glTF whose root joint carries a 0.01).
+    taken: Vec<f32>,
     /// Above the top joints: the container's rotation and translation, then the turn to the
     /// file's up axis, in file units.
     above_roots: Transform,
@@ -24,44 +30,57 @@ pub(super) struct FileFrame {
 }
 
 impl FileFrame {
-    /// `unit`, `up`: the file's; our world is metres, +Y up.
-    pub fn new(skeleton: &Skeleton, unit: Unit, up: Axis) -> Self {
+    /// `unit`, `up`: the file's; our world is metres, +Y up. `clips`: what will be written,
+    /// whose top joints' scale must stay their rest's for it to be taken out.
+    pub fn new(skeleton: &Skeleton, unit: Unit, up: Axis, clips: &[Clip]) -> Self {
         let turn = match up {
             // +Y goes to +Z, +Z to -Y: a right-handed turn about X.
             Axis::PosZ => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
             _ => Quat::IDENTITY,
         };
         let metres = unit.metres();
+        let file_from_world = Mat4::from_quat(turn) * Mat4::from_scale(Vec3::splat(1.0 / metres));
         let c = skeleton.container();
         let (scale, rotation, translation) = c.to_scale_rotation_translation();
-        let uniform = (scale.max_element() - scale.min_element()).abs()
-            <= 1e-5 * scale.abs().max_element()
-            && scale.min_element() > 0.0;
-        let file_from_world = Mat4::from_quat(turn) * Mat4::from_scale(Vec3::splat(1.0 / metres));
         let rebuilt = Mat4::from_scale_rotation_translation(scale, rotation, translation);
         let tol = 1e-5
             * c.abs()
                 .to_cols_array()
                 .iter()
                 .fold(1.0f32, |a, v| a.max(*v));
-        if uniform && rebuilt.abs_diff_eq(c, tol) {
-            Self {
-                length: scale.x / metres,
-                above_roots: Transform::new(
-                    turn * (translation / metres),
-                    turn * rotation,
-                    Vec3::ONE,
-                ),
-                baked: None,
-                file_from_world,
-            }
-        } else {
-            Self {
-                length: 1.0,
+        let parents = skeleton.parents().to_vec();
+        let n = parents.len();
+        if !(uniform(scale) && rebuilt.abs_diff_eq(c, tol)) {
+            return Self {
+                parents,
+                lengths: vec![1.0; n],
+                taken: vec![1.0; n],
                 above_roots: Transform::default(),
                 baked: Some(file_from_world * c),
                 file_from_world,
+            };
+        }
+        let taken: Vec<f32> = (0..n)
+            .map(|j| match parents[j] {
+                None => scale_to_take(skeleton, clips, j),
+                Some(_) => 1.0,
+            })
+            .collect();
+        let mut lengths = vec![scale.x / metres; n];
+        let mut top = vec![0; n];
+        for j in 0..n {
+            top[j] = parents[j].map_or(j, |p| top[p]);
+            if parents[j].is_some() {
+                lengths[j] *= taken[top[j]];
             }
+        }
+        Self {
+            parents,
+            lengths,
+            taken,
+            above_roots: Transform::new(turn * (translation / metres), turn * rotation, Vec3::ONE),
+            baked: None,
+            file_from_world,
         }
     }
 
@@ -70,30 +89,64 @@ impl FileFrame {
         self.file_from_world
     }
 
+    /// Joint-unit lengths of the container's frame to file units.
+    pub fn base_length(&self) -> f32 {
+        self.parents
+            .iter()
+            .position(Option::is_none)
+            .map_or(1.0, |root| self.lengths[root])
+    }
+
     /// Whether the container could not be written without scale on the top joints.
     pub fn bakes_container(&self) -> bool {
         self.baked.is_some()
     }
 
-    /// Joint `joint`'s local transform as written.
-    pub fn local(&self, is_root: bool, local: &Transform) -> Transform {
+    /// Joint `joint`'s local transform `local` as written.
+    pub fn local(&self, joint: usize, local: &Transform) -> Transform {
+        let is_root = self.parents[joint].is_none();
         if let Some(m) = self.baked {
             return match is_root {
                 true => Transform::from_mat4(m * local.to_mat4()),
                 false => *local,
             };
         }
-        let t = local.translation * self.length;
+        let t = local.translation * self.lengths[joint];
+        let scale = local.scale / self.taken[joint];
         if !is_root {
-            return Transform::new(t, local.rotation, local.scale);
+            return Transform::new(t, local.rotation, scale);
         }
         let a = &self.above_roots;
         Transform::new(
             a.translation + a.rotation * t,
             (a.rotation * local.rotation).normalize(),
-            local.scale,
+            scale,
         )
     }
+}
+
+fn uniform(scale: Vec3) -> bool {
+    (scale.max_element() - scale.min_element()).abs() <= 1e-5 * scale.abs().max_element()
+        && scale.min_element() > 0.0
+}
+
+/// Top joint `j`'s rest scale when it is uniform, not 1, and no clip moves it away; else 1.
+fn scale_to_take(skeleton: &Skeleton, clips: &[Clip], j: usize) -> f32 {
+    let rest = skeleton.rest()[j].scale;
+    if !uniform(rest) || (rest.x - 1.0).abs() < 1e-6 {
+        return 1.0;
+    }
+    let steady = clips.iter().all(|c| {
+        c.tracks()
+            .get(j)
+            .and_then(|t| t.scale.as_ref())
+            .is_none_or(|s| {
+                s.values()
+                    .iter()
+                    .all(|v| v.abs_diff_eq(rest, 1e-5 * rest.x))
+            })
+    });
+    if steady { rest.x } else { 1.0 }
 }
 
 /// Angles `[x, y, z]` in degrees with `R = Rz(z) · Ry(y) · Rx(x)` (FBX's `eEulerXYZ`). With
@@ -206,10 +259,40 @@ mod tests {
         let mut worlds: Vec<Mat4> = Vec::new();
         for j in 0..s.len() {
             let parent = s.parents()[j];
-            let local = frame.local(parent.is_none(), &s.rest()[j]).to_mat4();
+            let local = frame.local(j, &s.rest()[j]).to_mat4();
             worlds.push(parent.map_or(local, |p| worlds[p] * local));
         }
         worlds.iter().map(|m| m.w_axis.truncate()).collect()
+    }
+
+    #[test]
+    fn a_scaled_top_joint_gives_its_scale_to_its_descendants_lengths() {
+        // VALID's export: no armature, the root joint carries 0.01 and a turn.
+        let root = Transform::new(
+            Vec3::new(0.6, 0.9, -1.7),
+            Quat::from_rotation_x(2.28),
+            Vec3::splat(0.01),
+        );
+        let child = Transform::from_translation(Vec3::new(0.0, 40.0, 3.0));
+        let s = Skeleton::new(
+            "valid",
+            Mat4::IDENTITY,
+            vec![
+                JointDef::new("Hips", None, root),
+                JointDef::new("Spine", Some(0), child),
+            ],
+        )
+        .unwrap();
+        let ours = retarget_core::Pose::rest(&s).world_positions(&s);
+        let frame = FileFrame::new(&s, Unit::Metre, Axis::PosY, &[]);
+        assert_eq!(
+            frame.local(0, &s.rest()[0]).scale,
+            Vec3::ONE,
+            "no scale on the root"
+        );
+        for (file, ours) in file_worlds(&s, &frame).iter().zip(&ours) {
+            assert!(file.distance(*ours) < 1e-5, "{file} vs {ours}");
+        }
     }
 
     #[test]
@@ -227,7 +310,7 @@ mod tests {
             let s = skeleton(c);
             let ours = retarget_core::Pose::rest(&s).world_positions(&s);
             for (unit, up) in [(Unit::Centimetre, Axis::PosY), (Unit::Metre, Axis::PosZ)] {
-                let frame = FileFrame::new(&s, unit, up);
+                let frame = FileFrame::new(&s, unit, up, &[]);
                 let turn = match up {
                     Axis::PosZ => Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
                     _ => Quat::IDENTITY,
@@ -240,10 +323,7 @@ mod tests {
                     );
                 }
                 // The children keep their own rotation: an engine's skeleton asset matches.
-                assert_eq!(
-                    frame.local(false, &s.rest()[1]).rotation,
-                    s.rest()[1].rotation
-                );
+                assert_eq!(frame.local(1, &s.rest()[1]).rotation, s.rest()[1].rotation);
             }
         }
     }

@@ -252,7 +252,7 @@ fn file_worlds(skeleton: &Skeleton, frame: &FileFrame) -> Vec<DMat4> {
     let mut worlds: Vec<DMat4> = Vec::with_capacity(skeleton.len());
     for (j, bind) in skeleton.bind().iter().enumerate() {
         let parent = skeleton.parents()[j];
-        let local = frame.local(parent.is_none(), bind).to_mat4().as_dmat4();
+        let local = frame.local(j, bind).to_mat4().as_dmat4();
         worlds.push(parent.map_or(local, |p| worlds[p] * local));
     }
     worlds

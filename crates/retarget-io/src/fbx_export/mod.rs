@@ -94,7 +94,7 @@ pub fn export_fbx(
         }
     }
     let mut notes = Vec::new();
-    let frame = FileFrame::new(s, options.unit, options.up);
+    let frame = FileFrame::new(s, options.unit, options.up, clips);
     if frame.bakes_container() {
         notes.push(format!(
             "the container of skeleton '{}' has non-uniform scale or shear; it was baked into \
@@ -164,7 +164,7 @@ fn skeleton_objects(
         let attribute = ids.next();
         let model = ids.next();
         let parent = s.parents()[j];
-        let rest = frame.local(parent.is_none(), &s.rest()[j]);
+        let rest = frame.local(j, &s.rest()[j]);
         let mut props = Props::default();
         props.double("Size", 100.0);
         objects.push(

@@ -48,11 +48,13 @@ struct Adjustments {
     single_key_cubic: usize,
 }
 
-/// Clips and the nodes they drive: `nodes[j]` for joint `j` of each clip.
+/// Clips and the nodes they drive: `nodes[j]` for joint `j` of each clip; `morphs[i]`,
+/// the `weights` channels of clip `i`'s curves (empty: none).
 #[derive(Clone, Copy)]
 pub(super) struct Driven<'a> {
     pub clips: &'a [Clip],
     pub nodes: &'a [u32],
+    pub morphs: &'a [Vec<super::weights::MorphChannel>],
 }
 
 /// Adds one animation per clip of `sets[0]`, whose channels drive `nodes[j]` for joint `j`.
@@ -113,6 +115,19 @@ pub(super) fn push_clips(
                     push_channel(&mut anim, sampler, node, property);
                 }
             }
+        }
+        for m in first.morphs.get(i).into_iter().flatten() {
+            let mut keys = Keys {
+                times: m.times.clone(),
+                values: m.values.clone(),
+                type_: Type::Scalar,
+                interpolation: Interpolation::Linear,
+            };
+            make_valid(&mut keys, shift, &mut adjust);
+            written.keys += keys.times.len();
+            let input = input_accessor(root, extra, &mut inputs, &keys.times);
+            let sampler = push_sampler(root, extra, &mut anim, input, &keys);
+            push_channel(&mut anim, sampler, m.node, Property::MorphTargetWeights);
         }
         note_adjustments(clip, &adjust, notes);
         if anim.channels.is_empty() {

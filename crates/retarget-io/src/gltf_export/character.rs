@@ -4,6 +4,7 @@
 
 use super::anim::{self, Written};
 use super::bin::Extra;
+use super::weights::MorphChannel;
 use super::{Built, embed, pack, repair};
 use crate::error::ExportProblem;
 use crate::gltf_import::import_gltf_bytes;
@@ -36,11 +37,11 @@ fn is_safe_extension(name: &str) -> bool {
 }
 
 /// `target`: the skeleton the clips are for and its joint nodes; `copies`: other skeletons
-/// of the file the clips drive as well.
+/// of the file the clips drive as well; `morphs[i]`: clip `i`'s `weights` channels.
 pub(super) fn build(
     path: &Path,
     (skeleton, joint_nodes): (usize, &[usize]),
-    clips: &[Clip],
+    (clips, morphs): (&[Clip], &[Vec<MorphChannel>]),
     copies: &[super::copies::Copy],
     keep_existing_animations: bool,
 ) -> Result<Built, ExportProblem> {
@@ -68,7 +69,7 @@ pub(super) fn build(
     let Written { clips, keys } = anim::push_clips(
         &mut root,
         &mut extra,
-        &driven(clips, &nodes, copies),
+        &driven(clips, morphs, &nodes, copies),
         &mut notes,
     )?;
     repair::split_animated_matrices(&mut root, &mut notes);
@@ -96,16 +97,22 @@ pub(super) fn build(
 
 fn driven<'a>(
     clips: &'a [Clip],
+    morphs: &'a [Vec<MorphChannel>],
     nodes: &'a [u32],
     copies: &'a [super::copies::Copy],
 ) -> Vec<anim::Driven<'a>> {
     let copies = copies.iter().map(|c| anim::Driven {
         clips: &c.clips,
         nodes: &c.nodes,
+        morphs: &[],
     });
-    std::iter::once(anim::Driven { clips, nodes })
-        .chain(copies)
-        .collect()
+    std::iter::once(anim::Driven {
+        clips,
+        nodes,
+        morphs,
+    })
+    .chain(copies)
+    .collect()
 }
 
 /// Re-reads the target. The importer runs over the bytes first: its checks (accessors

@@ -12,6 +12,7 @@ mod meshes;
 mod pack;
 mod repair;
 mod rig;
+mod weights;
 
 use crate::asset::Asset;
 use crate::atomic::write_atomic;
@@ -85,6 +86,7 @@ pub fn export_glb(
             target.skeletons.len()
         ))));
     };
+    let mut notes = Vec::new();
     let built = match options.content {
         // A character read from another format (FBX): its meshes as the importer read them.
         GlbContent::WithCharacter if target.joint_nodes.is_empty() && !target.meshes.is_empty() => {
@@ -94,15 +96,20 @@ pub fn export_glb(
                 .filter(|m| m.skeleton == skeleton)
                 .cloned()
                 .collect();
+            note_unwritten_curves(clips, &mut notes);
             rig::build(s, &meshes, clips)
         }
         GlbContent::WithCharacter => {
             let nodes = joint_nodes(target, skeleton).map_err(fail)?;
             let copies = copies::of(target, skeleton, clips);
+            let morphs: Vec<_> = clips
+                .iter()
+                .map(|c| weights::morph_channels(c, target))
+                .collect();
             character::build(
                 target_path,
                 (skeleton, nodes),
-                clips,
+                (clips, &morphs),
                 &copies,
                 options.keep_existing_animations,
             )
@@ -111,9 +118,14 @@ pub fn export_glb(
                 built
             })
         }
-        GlbContent::AnimationOnly => rig::build(s, &[], clips),
+        GlbContent::AnimationOnly => {
+            note_unwritten_curves(clips, &mut notes);
+            rig::build(s, &[], clips)
+        }
     }
     .map_err(fail)?;
+    let mut built = built;
+    built.notes.splice(0..0, notes);
     let json = json_bytes(&built.root).map_err(|e| {
         fail(ExportProblem::Invalid(format!(
             "cannot encode the JSON: {e}"
@@ -153,6 +165,22 @@ fn json_bytes(root: &gltf::json::Root) -> Result<Vec<u8>, String> {
         return Err("a number in it is not finite".into());
     }
     serde_json::to_vec(&value).map_err(|e| e.to_string())
+}
+
+/// Curves need the target's own morph targets, which only a glTF target's file carries.
+fn note_unwritten_curves(clips: &[Clip], notes: &mut Vec<String>) {
+    let names: Vec<String> = clips
+        .iter()
+        .flat_map(|c| c.curves())
+        .map(|c| format!("'{}'", c.name))
+        .collect();
+    if !names.is_empty() {
+        notes.push(format!(
+            "curves are written only with a glTF, GLB or VRM target's own meshes; not \
+             written: {}",
+            names.join(", ")
+        ));
+    }
 }
 
 fn note_copies(target: &Asset, skeleton: usize, copies: &[copies::Copy], notes: &mut Vec<String>) {

@@ -76,6 +76,7 @@ pub(super) fn build(
         &[anim::Driven {
             clips,
             nodes: &nodes,
+            morphs: &[],
         }],
         &mut notes,
     )?;
