@@ -67,15 +67,24 @@ fn connect_property(child: i64, parent: i64, property: &str) -> Node {
         .attr(property)
 }
 
-/// One take per clip onto the models `models[j]` of the skeleton's joints.
+/// What the takes drive: the joints' models (`models[j]` for joint `j`) and the blend
+/// shape channels (mesh, morph, id) of `target`.
+pub(super) struct Driven<'a> {
+    pub skeleton: &'a Skeleton,
+    pub models: &'a [i64],
+    pub target: &'a crate::asset::Asset,
+    pub channels: &'a [(usize, usize, i64)],
+}
+
+/// One take per clip.
 pub(super) fn push_takes(
-    skeleton: &Skeleton,
+    driven: &Driven,
     frame: &FileFrame,
     clips: &[Clip],
-    models: &[i64],
     keying: Keying,
     ids: &mut Ids,
 ) -> Takes {
+    let (skeleton, models) = (driven.skeleton, driven.models);
     let mut takes = Takes::default();
     for clip in clips {
         let times = frame_times(clip, keying.fps.map(f64::from));
@@ -179,9 +188,53 @@ pub(super) fn push_takes(
                 }
             }
         }
+        push_shape_curves(driven, clip, layer, ids, &mut takes);
         takes.clips += 1;
     }
     takes
+}
+
+/// Each blend shape channel a curve of `clip` moves gets a `DeformPercent` curve (0–100),
+/// keyed at the moving curves' own key times.
+fn push_shape_curves(driven: &Driven, clip: &Clip, layer: i64, ids: &mut Ids, takes: &mut Takes) {
+    for &(mesh, morph, channel) in driven.channels {
+        let movers = super::shapes::movers(driven.target, clip, mesh, morph);
+        if movers.is_empty() {
+            continue;
+        }
+        let mut times: Vec<f32> = movers
+            .iter()
+            .flat_map(|(c, _)| c.track.times().iter().copied())
+            .collect();
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|b, a| (*b - *a).abs() < 1e-6);
+        let values: Vec<f32> = times
+            .iter()
+            .map(|&t| 100.0 * movers.iter().map(|(c, w)| w * c.sample(t)).sum::<f32>())
+            .collect();
+        let node = ids.next();
+        let mut props = Props::default();
+        props.number("d|DeformPercent", values[0] as f64);
+        takes.objects.push(
+            Node::new("AnimationCurveNode")
+                .attr(node)
+                .attr(object_name("DeformPercent", "AnimCurveNode"))
+                .attr("")
+                .child(props.node()),
+        );
+        takes.connections.push(connect(node, layer));
+        takes
+            .connections
+            .push(connect_property(node, channel, "DeformPercent"));
+        let curve = ids.next();
+        takes.keys += times.len();
+        takes.keys_before += times.len();
+        let ticks_at = times.iter().map(|&t| ticks(t as f64)).collect();
+        takes.objects.push(curve_node(curve, ticks_at, values));
+        takes
+            .connections
+            .push(connect_property(curve, node, "d|DeformPercent"));
+    }
 }
 
 /// The times the clip is keyed at in the file. Without `fps`, the clip's own key times (all

@@ -11,7 +11,8 @@ mod material;
 use super::curves::{Ids, connect};
 use super::frames::FileFrame;
 use super::node::{Attr, Node, Props, object_name};
-use crate::asset::{MeshPrimitive, SkinnedMesh};
+use super::shapes;
+use crate::asset::{Asset, MeshPrimitive, SkinnedMesh};
 use glam::{DMat4, DVec3, Vec3};
 use retarget_core::{Pose, Skeleton};
 use std::borrow::Cow;
@@ -22,6 +23,9 @@ pub(super) struct Written {
     pub objects: Vec<Node>,
     pub connections: Vec<Node>,
     pub notes: Vec<String>,
+    /// Each blend shape channel written: the mesh (index into `Asset::meshes`), its morph,
+    /// and the channel's id (what a take's `DeformPercent` curve drives).
+    pub channels: Vec<(usize, usize, i64)>,
 }
 
 /// The skeleton's bind pose as the file holds it, shared by every mesh.
@@ -60,11 +64,17 @@ struct Merged {
     ragged: usize,
     /// Primitives whose normals were missing and are made from their faces.
     made_normals: usize,
+    /// Where each primitive's vertices start (`None`: left out, no material).
+    bases: Vec<Option<usize>>,
+    /// Each vertex's mesh-to-file matrix at the bind pose, kept when the mesh has morphs.
+    maps: Vec<DMat4>,
 }
 
-/// `meshes` are drawn by `skeleton`, whose joint `j` is the model `models[j]`.
+/// `asset.meshes[i]` for each `i` of `meshes` are drawn by `skeleton`, whose joint `j` is
+/// the model `models[j]`.
 pub(super) fn push_meshes(
-    meshes: &[&SkinnedMesh],
+    asset: &Asset,
+    meshes: &[usize],
     skeleton: &Skeleton,
     frame: &FileFrame,
     models: &[i64],
@@ -92,7 +102,8 @@ pub(super) fn push_meshes(
     };
     let mut images = material::Images::default();
     let (mut count, mut vertices, mut triangles) = (0, 0, 0);
-    for mesh in meshes {
+    for &index in meshes {
+        let mesh = &asset.meshes[index];
         let merged = merge(mesh, &binding)?;
         if merged.corners.is_empty() {
             written.notes.push(format!(
@@ -105,7 +116,16 @@ pub(super) fn push_meshes(
         vertices += merged.positions.len() / 3;
         triangles += merged.corners.len() / 3;
         mesh_notes(mesh, &merged, &binding, &mut written.notes);
-        push_mesh(mesh, &merged, &binding, ids, &mut images, &mut written);
+        let geometry = push_mesh(mesh, &merged, &binding, ids, &mut images, &mut written);
+        let placement = shapes::Placement {
+            bases: &merged.bases,
+            maps: &merged.maps,
+        };
+        let names = shapes::morph_names(asset, index);
+        let channels = shapes::push_shapes(mesh, &names, &placement, geometry, ids, &mut written);
+        written
+            .channels
+            .extend(channels.into_iter().map(|(k, id)| (index, k, id)));
     }
     if count > 0 {
         written.notes.push(format!(
@@ -148,7 +168,8 @@ fn mesh_notes(mesh: &SkinnedMesh, merged: &Merged, b: &Binding, notes: &mut Vec<
     }
 }
 
-/// The mesh's objects and connections: model, geometry, skin, bind pose, materials.
+/// The mesh's objects and connections: model, geometry, skin, bind pose, materials;
+/// returns the geometry's id.
 fn push_mesh(
     mesh: &SkinnedMesh,
     merged: &Merged,
@@ -156,7 +177,7 @@ fn push_mesh(
     ids: &mut Ids,
     images: &mut material::Images,
     out: &mut Written,
-) {
+) -> i64 {
     let (geometry, model, skin, pose) = (ids.next(), ids.next(), ids.next(), ids.next());
     out.objects
         .push(geometry_node(geometry, &mesh.name, merged));
@@ -192,6 +213,7 @@ fn push_mesh(
         let id = images.push_material(p, &name, ids, out);
         out.connections.push(connect(id, model));
     }
+    geometry
 }
 
 /// One cluster per weighted joint, each linked to the joint's model.
@@ -341,10 +363,13 @@ fn merge(mesh: &SkinnedMesh, b: &Binding) -> Result<Merged, String> {
     {
         m.uvs = Some(Vec::new());
     }
+    let morphs = mesh.primitives.iter().any(|p| !p.morphs.is_empty());
     for (pi, p) in mesh.primitives.iter().enumerate() {
         let Some(material) = materials[pi] else {
+            m.bases.push(None);
             continue;
         };
+        m.bases.push(Some(m.positions.len() / 3));
         let at = |v: usize| format!("mesh '{}' primitive {pi} vertex {v}", mesh.name);
         let base = m.positions.len() / 3;
         if base + p.positions.len() > i32::MAX as usize {
@@ -375,6 +400,9 @@ fn merge(mesh: &SkinnedMesh, b: &Binding) -> Result<Merged, String> {
                 m.clusters[j].1.push(w);
             }
             let file = b.file_from_world * skin;
+            if morphs {
+                m.maps.push(file);
+            }
             let x = file.transform_point3(position.as_dvec3());
             let n = file
                 .transform_vector3(normals[v].as_dvec3())

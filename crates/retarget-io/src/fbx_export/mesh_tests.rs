@@ -6,7 +6,9 @@ use super::material::looks;
 use crate::ImportOptions;
 use crate::asset::{AlphaMode, Asset, Format, MeshPrimitive, Provenance, SkinnedMesh};
 use glam::{Mat4, Quat, Vec3};
-use retarget_core::{Axis, Clip, JointDef, Pose, Skeleton, Transform, Unit};
+use retarget_core::{
+    Axis, Clip, Interpolation, JointDef, JointTracks, Pose, Skeleton, Track, Transform, Unit,
+};
 use std::path::{Path, PathBuf};
 
 fn bundled(path: &str) -> PathBuf {
@@ -305,4 +307,95 @@ fn odd_meshes_are_written_or_refused_in_words() {
     refuse(&|p| p.weights[2][1] = f32::NAN, "not finite");
     refuse(&|p| p.positions[0].x = f32::INFINITY, "not finite");
     refuse(&|p| p.indices[4] = 9, "index 9");
+}
+
+#[test]
+fn morphs_become_blend_shapes_that_the_curves_animate() {
+    let quad = [
+        [0.0, 0.9, 0.0],
+        [0.2, 0.9, 0.0],
+        [0.2, 1.3, 0.0],
+        [0.0, 1.3, 0.1],
+    ];
+    let mut p = primitive(
+        &quad,
+        &[0, 1, 2, 0, 2, 3],
+        &[[0, 0, 0, 0]; 4],
+        &[[1.0, 0.0, 0.0, 0.0]; 4],
+    );
+    // `smile` lifts the third vertex 5 cm.
+    let mut lift = vec![Vec3::ZERO; 4];
+    lift[2] = Vec3::new(0.0, 0.05, 0.0);
+    p.morphs = vec![crate::asset::MorphDelta {
+        positions: lift,
+        normals: Vec::new(),
+    }];
+    let mut asset = odd_asset(vec![p]);
+    asset.meshes[0].morph_weights = vec![0.0];
+    asset.curve_targets = vec![crate::asset::CurveTarget {
+        name: "smile".into(),
+        expression: false,
+        binds: vec![crate::asset::MorphBind {
+            mesh: 0,
+            morph: 0,
+            node: None,
+            weight: 1.0,
+        }],
+    }];
+    let track = Track::new(
+        vec![0.0, 0.5, 1.0],
+        vec![0.0, 1.0, 0.25],
+        Interpolation::Linear,
+    )
+    .unwrap();
+    let tracks = vec![JointTracks::default(); asset.skeletons[0].len()];
+    let clip = Clip::new("smile", tracks, Some(30.0))
+        .with_curves(vec![retarget_core::Curve::new("smile", track)]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("smile.fbx");
+    export_fbx(
+        &asset,
+        0,
+        &[clip],
+        &FbxExportOptions::as_target(&asset),
+        &out,
+    )
+    .unwrap();
+    let back = load(&out);
+    let smile = back
+        .curve_targets
+        .iter()
+        .position(|t| t.name == "smile")
+        .unwrap_or_else(|| panic!("a blend shape channel 'smile': {:?}", back.curve_targets));
+    let bind = &back.curve_targets[smile].binds[0];
+    let morph = &back.meshes[bind.mesh].primitives[0].morphs[bind.morph];
+    let moved: Vec<f32> = morph.positions.iter().map(|d| d.length()).collect();
+    let biggest = moved.iter().fold(0.0f32, |a, b| a.max(*b));
+    // In the read mesh's own units: its 0.4 m edge gives the scale.
+    let read = &back.meshes[bind.mesh].primitives[0].positions;
+    let edge = read.iter().map(|p| p.y).fold(f32::NEG_INFINITY, f32::max)
+        - read.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let unit = edge / 0.4;
+    assert!(
+        (biggest / unit - 0.05).abs() < 1e-4,
+        "the shape's offset: {moved:?} ({unit} per m)"
+    );
+    assert_eq!(
+        moved.iter().filter(|d| **d > 0.0).count(),
+        1,
+        "one vertex moves"
+    );
+    let curve = back.clips[0]
+        .clip
+        .curves()
+        .iter()
+        .find(|c| c.name == "smile")
+        .expect("the take animates the channel");
+    for (t, w) in [(0.0, 0.0), (0.5, 1.0), (1.0, 0.25)] {
+        assert!(
+            (curve.sample(t) - w).abs() < 1e-4,
+            "at {t} s: {}",
+            curve.sample(t)
+        );
+    }
 }

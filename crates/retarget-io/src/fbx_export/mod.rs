@@ -8,6 +8,7 @@ mod curves;
 mod frames;
 mod mesh;
 mod node;
+mod shapes;
 
 use crate::asset::Asset;
 use crate::atomic::write_atomic;
@@ -104,13 +105,14 @@ pub fn export_fbx(
     }
     let mut ids = Ids::new();
     let (mut objects, mut connections, models) = skeleton_objects(s, &frame, &mut ids);
+    let mut channels = Vec::new();
     if options.content == FbxContent::WithCharacter {
-        let meshes: Vec<_> = target
-            .meshes
-            .iter()
-            .filter(|m| m.skeleton == skeleton)
+        let meshes: Vec<usize> = (0..target.meshes.len())
+            .filter(|&m| target.meshes[m].skeleton == skeleton)
             .collect();
-        let written = mesh::push_meshes(&meshes, s, &frame, &models, &mut ids).map_err(invalid)?;
+        let written =
+            mesh::push_meshes(target, &meshes, s, &frame, &models, &mut ids).map_err(invalid)?;
+        channels = written.channels;
         objects.extend(written.objects);
         connections.extend(written.connections);
         notes.extend(written.notes);
@@ -119,7 +121,13 @@ pub fn export_fbx(
         fps: options.fps,
         reduce: options.reduce,
     };
-    let takes = curves::push_takes(s, &frame, clips, &models, keying, &mut ids);
+    let driven = curves::Driven {
+        skeleton: s,
+        models: &models,
+        target,
+        channels: &channels,
+    };
+    let takes = curves::push_takes(&driven, &frame, clips, keying, &mut ids);
     let settings = global_settings(options, &takes);
     objects.extend(takes.objects);
     connections.extend(takes.connections);
