@@ -17,6 +17,8 @@ run "$B" retarget --source assets/bvh/05_06.bvh --target assets/vrm/cryptovoxels
 # FBX: a target whose GLB carries the meshes the FBX reader read, and an FBX source.
 run "$B" retarget --source assets/bvh/02_01.bvh --target assets/fbx/RobotExpressive.fbx --out "$OUT/walk_robot_fbx.glb"
 run "$B" retarget --source assets/fbx/CesiumMan.fbx --target assets/gltf/RobotExpressive.glb --out "$OUT/cesium_fbx_robot.glb"
+# Curves: the VRMA's `happy` expression onto the robot's `Sad` face morph (a weights channel).
+run "$B" retarget --source assets/vrm/three-vrm_test.vrma --target assets/gltf/RobotExpressive.glb --curve happy=Sad --out "$OUT/happy_robot.glb"
 
 failed=0
 for glb in "$OUT"/*.glb; do

@@ -32,6 +32,10 @@ pub struct RetargetArgs {
     pub animation_only: bool,
     #[command(flatten)]
     pub fbx: super::fbx_args::FbxArgs,
+    /// Drive target weight TARGET (a morph target or expression) from source curve SOURCE,
+    /// or drop SOURCE with `SOURCE=` (repeatable; other curves match by name).
+    #[arg(long = "curve", value_name = "SOURCE=TARGET", value_parser = parse_curve)]
+    pub curves: Vec<(String, Option<String>)>,
     /// Drop keys that interpolation reproduces within this many degrees (with --reduce-mm).
     #[arg(long)]
     pub reduce_deg: Option<f32>,
@@ -56,6 +60,16 @@ pub enum RootMotion {
     Hips(crate::core::TranslationMode),
     /// Hips as mapped, then their path and facing moved onto the root joint.
     ExtractToRoot,
+}
+
+fn parse_curve(s: &str) -> Result<(String, Option<String>), String> {
+    match s.split_once('=') {
+        Some((source, target)) if !source.is_empty() => Ok((
+            source.to_owned(),
+            (!target.is_empty()).then(|| target.to_owned()),
+        )),
+        _ => Err(format!("'{s}': SOURCE=TARGET, or SOURCE= to drop it")),
+    }
 }
 
 fn parse_root_motion(s: &str) -> Result<RootMotion, String> {
@@ -89,6 +103,12 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     let progress = Progress::new(args.quiet);
     let mut session = args.open.session(&progress)?;
     args.solve.apply(&mut session);
+    for (source, target) in &args.curves {
+        session.apply_edit(&crate::session::Edit::SetCurve {
+            source: source.clone(),
+            target: target.clone(),
+        })?;
+    }
     let clips: Vec<Option<String>> = if args.all_clips {
         session
             .source
