@@ -117,12 +117,14 @@ impl CharacterView {
 
     /// Forward kinematics under `container` (the side's edited container), then skinning. The
     /// first pose of a character decodes its textures; later ones find them decoded.
+    /// `morph_weights` holds each mesh's morph weights, in `meshes` order.
     pub fn set_pose(
         &mut self,
         skeleton: &Skeleton,
         container: Mat4,
         pose: &Pose,
         meshes: &[SkinnedMesh],
+        morph_weights: &[Vec<f32>],
     ) {
         self.world.resize(skeleton.len(), Mat4::IDENTITY);
         pose.world_matrices_under(skeleton, container, &mut self.world);
@@ -161,6 +163,7 @@ impl CharacterView {
             self.id_base,
             skeleton.parents(),
             meshes,
+            morph_weights,
             &self.world,
             &self.textures,
         );

@@ -116,6 +116,7 @@ impl OwnPose {
                     prim,
                     &mesh.inverse_bind,
                     &world,
+                    &mesh.morph_weights,
                     &mut positions,
                     &mut normals,
                 );

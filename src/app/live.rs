@@ -2,7 +2,9 @@
 //! allocation-free solve per drawn frame.
 
 use crate::core::retarget::PoseScratch;
-use crate::core::{Pose, Retargeter};
+use crate::core::{Curve, Pose, Retargeter};
+use crate::io::Asset;
+use crate::io::morph_weights::morph_weights;
 use crate::session::Session;
 
 pub struct LiveRetarget {
@@ -18,6 +20,15 @@ pub struct LiveRetarget {
     pub grounds: [super::floor::Ground; 2],
     /// The joint each viewport's camera follows: the hips, or the root without them.
     pub followed: [usize; 2],
+    /// The source clip's curves renamed onto the target's weights by the curve map, made
+    /// once per clip and edit (the map is part of the document).
+    target_curves: Vec<Curve>,
+    /// Each side's meshes' morph weights at the time last solved (source, target), in the
+    /// order the viewport draws them (the meshes on the side's skeleton).
+    pub morphs: [Vec<Vec<f32>>; 2],
+    /// The curve values the morphs were last made from (source, target): unchanged values
+    /// (a paused clip, a clip without curves) make nothing again.
+    curve_values: [Vec<f32>; 2],
 }
 
 impl LiveRetarget {
@@ -30,7 +41,17 @@ impl LiveRetarget {
         let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
         let hips = session.map.for_bone(crate::core::HumanBone::Hips);
         let followed = hips.map_or([0, 0], |p| [p.source, p.target]);
+        let target_curves = session
+            .source_clip(Some(clip))
+            .map_or(Vec::new(), |c| session.target_curves_of(c).0);
+        let morphs = [
+            side_weights(&session.source.asset, session.source.skeleton_index, &[]),
+            side_weights(&session.target.asset, session.target.skeleton_index, &[]),
+        ];
         Ok(Self {
+            target_curves,
+            morphs,
+            curve_values: [Vec::new(), Vec::new()],
             grounds,
             followed,
             revision,
@@ -79,5 +100,42 @@ impl LiveRetarget {
         clip.sample(clip.start_secs() + time_secs, &mut self.source_pose);
         self.retargeter
             .retarget_pose(&self.source_pose, &mut self.target_pose, &mut self.scratch);
+        let t = clip.start_secs() + time_secs;
+        let sides = [
+            (&session.source, clip.curves()),
+            (&session.target, self.target_curves.as_slice()),
+        ];
+        for (i, (side, curves)) in sides.into_iter().enumerate() {
+            let values = &mut self.curve_values[i];
+            let same = values.len() == curves.len()
+                && curves
+                    .iter()
+                    .zip(values.iter())
+                    .all(|(c, v)| c.sample(t).to_bits() == v.to_bits());
+            if same {
+                continue;
+            }
+            values.clear();
+            values.extend(curves.iter().map(|c| c.sample(t)));
+            let named: Vec<(&str, f32)> = curves
+                .iter()
+                .zip(values.iter())
+                .map(|(c, v)| (c.name.as_str(), *v))
+                .collect();
+            self.morphs[i] = side_weights(&side.asset, side.skeleton_index, &named);
+        }
     }
+}
+
+/// The morph weights `curves` give the meshes of skeleton `skeleton`, in `asset.meshes` order
+/// with the other skeletons' meshes left out (as the viewport draws them).
+fn side_weights(asset: &Asset, skeleton: usize, curves: &[(&str, f32)]) -> Vec<Vec<f32>> {
+    let all = morph_weights(asset, curves);
+    asset
+        .meshes
+        .iter()
+        .zip(all)
+        .filter(|(m, _)| m.skeleton == skeleton)
+        .map(|(_, w)| w)
+        .collect()
 }

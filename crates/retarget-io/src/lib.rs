@@ -9,9 +9,11 @@ pub mod fbx;
 pub mod fbx_export;
 pub mod gltf_export;
 pub mod gltf_import;
+pub mod morph_weights;
 pub mod project;
 pub mod solve_edits;
 pub mod vrm;
+pub mod vrm_expressions;
 
 pub use asset::{
     AlphaMode, Asset, AssetClip, BaseColorTexture, CurveTarget, EncodedImage, Format, ImageMime,

@@ -185,6 +185,7 @@ pub fn bone_map_ui(
     commands: &mut Vec<Command>,
 ) {
     toolbar_ui(ui, commands);
+    super::curves::curves_ui(ui, session, commands);
     let tgt = session.target.skeleton();
     let src = session.source.skeleton();
     ui.horizontal_wrapped(|ui| {

@@ -4,6 +4,7 @@
 pub mod bone_map;
 pub mod bone_tree;
 mod chain_editor;
+pub mod curves;
 mod export;
 mod pose;
 pub mod quality_tab;

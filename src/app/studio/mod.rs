@@ -369,12 +369,14 @@ impl StudioApp {
             src.reference.container,
             &live.source_pose,
             &src_meshes,
+            &live.morphs[0],
         );
         self.views[1].set_pose(
             tgt.skeleton(),
             tgt.reference.container,
             &live.target_pose,
             &tgt_meshes,
+            &live.morphs[1],
         );
         let twin = self
             .selected

@@ -94,12 +94,15 @@ impl CharacterScene {
     /// Skins `meshes` and places the skeleton for one pose, reusing this scene's vectors and
     /// index buffers. `id_base` tells characters apart (mesh ids are derived from it), so two
     /// characters drawn by one renderer never share GPU buffers. `textures` holds the decoded
-    /// images of `meshes` (after [`TextureCache::prepare`]).
+    /// images of `meshes` (after [`TextureCache::prepare`]). `morph_weights` holds each
+    /// mesh's morph weights, in `meshes` order (`io::morph_weights::morph_weights`); a mesh
+    /// past its end is drawn without morphs.
     pub fn set_pose(
         &mut self,
         id_base: u64,
         parents: &[Option<usize>],
         meshes: &[SkinnedMesh],
+        morph_weights: &[Vec<f32>],
         world_from_joint: &[Mat4],
         textures: &TextureCache,
     ) {
@@ -123,10 +126,10 @@ impl CharacterScene {
             mesh.primitives
                 .iter()
                 .enumerate()
-                .map(move |(p, prim)| (mesh_id(id_base, m, p), mesh, prim))
+                .map(move |(p, prim)| (mesh_id(id_base, m, p), m, mesh, prim))
         });
         let mut count = 0;
-        for (k, (id, mesh, prim)) in prims.enumerate() {
+        for (k, (id, m, mesh, prim)) in prims.enumerate() {
             if self.meshes.len() <= k {
                 self.meshes.push(MeshDraw::default());
             }
@@ -145,6 +148,7 @@ impl CharacterScene {
                 prim,
                 &mesh.inverse_bind,
                 world_from_joint,
+                morph_weights.get(m).map_or(&[][..], Vec::as_slice),
                 &mut draw.positions,
                 &mut draw.normals,
             );
@@ -394,6 +398,26 @@ mod tests {
     }
 
     #[test]
+    fn set_pose_applies_each_meshs_morph_weights_before_skinning() {
+        let mut mesh = one_triangle_mesh();
+        mesh.primitives[0].morphs = vec![crate::io::MorphDelta {
+            positions: vec![Vec3::Z, Vec3::ZERO, Vec3::ZERO],
+            normals: Vec::new(),
+        }];
+        let meshes = [mesh.clone(), mesh];
+        let worlds = [Mat4::IDENTITY, Mat4::from_translation(Vec3::Y)];
+        let mut scene = CharacterScene::default();
+        let textures = TextureCache::default();
+        let parents = [None, Some(0)];
+        // The first mesh at half its morph, the second left without weights.
+        let weights = [vec![0.5]];
+        scene.set_pose(7, &parents, &meshes, &weights, &worlds, &textures);
+        assert_eq!(scene.meshes[0].positions[0], Vec3::new(0.0, 1.0, 0.5));
+        assert_eq!(scene.meshes[1].positions[0], Vec3::new(0.0, 1.0, 0.0));
+        assert_eq!(scene.meshes[0].positions[1], Vec3::new(1.0, 1.0, 0.0));
+    }
+
+    #[test]
     fn set_pose_skins_and_keeps_ids_and_indices() {
         let meshes = [one_triangle_mesh()];
         let worlds = [
@@ -402,7 +426,7 @@ mod tests {
         ];
         let mut scene = CharacterScene::default();
         let textures = TextureCache::default();
-        scene.set_pose(7, &[None, Some(0)], &meshes, &worlds, &textures);
+        scene.set_pose(7, &[None, Some(0)], &meshes, &[], &worlds, &textures);
         assert_eq!(scene.meshes.len(), 1);
         assert_eq!(scene.meshes[0].positions[1], Vec3::new(1.0, 2.0, 0.0));
         assert_eq!(scene.joints, vec![Vec3::ZERO, Vec3::new(0.0, 2.0, 0.0)]);
@@ -414,6 +438,7 @@ mod tests {
             7,
             &[None, Some(0)],
             &meshes,
+            &[],
             &[Mat4::IDENTITY; 2],
             &textures,
         );

@@ -375,9 +375,8 @@ fn bones_the_map_pairs_are_never_hidden_as_helpers() {
 
 #[test]
 fn import_notes_open_under_their_button_with_a_tidy_path() {
-    // A project saved elsewhere names the robot by `../..` steps.
-    let (_dir, _, mut h) =
-        editor_on_saved("robot", "gltf/RobotExpressive.glb", "vrm/cryptovoxels.vrm");
+    // A project saved elsewhere names the fox (whose size the reader notes) by `../..` steps.
+    let (_dir, _, mut h) = editor_on_saved("fox", "gltf/Fox.glb", "vrm/cryptovoxels.vrm");
     let source = sides(&h).0;
     assert!(
         source.to_string_lossy().contains(".."),

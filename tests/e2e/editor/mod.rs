@@ -6,6 +6,7 @@ use harness::{
 
 mod basics;
 mod bone_map;
+mod curves;
 mod first_hour;
 mod layout;
 mod moved_files;

@@ -114,15 +114,22 @@ fn swap_sides_needs_a_target_with_clips() {
 
 #[test]
 fn import_notes_of_a_side_are_listed_on_request() {
-    let mut h = harness_on(None, Tab::BoneMap);
-    // The robot's 14 clips each have a morph-weight channel the reader does not import; the
-    // VRM has nothing to report, so only the source shows a notes button.
-    assert_eq!(h.state().import_notes(0).len(), 14);
-    assert!(h.state().import_notes(1).is_empty());
+    let fox = retarget_studio::app::Launch {
+        source: Some(crate::common::asset_path("gltf/Fox.glb")),
+        ..Default::default()
+    };
+    let mut h = crate::common::editor::editor_launched(fox, Tab::BoneMap);
+    // The fox is 60 units tall in a file whose units are metres: the reader says so (and
+    // the demo's VRM, facing -Z, was turned: one note each side).
+    assert_eq!(h.state().import_notes(0).len(), 1);
+    assert_eq!(h.state().import_notes(1).len(), 1);
     assert!(h.query_by_label("Import notes").is_none());
-    h.get_by_label("(!) 14").click();
+    // The source's button is the first (its viewport is on the left).
+    h.query_all_by_label("(!) 1").next().unwrap().click();
     h.run_steps(2);
-    h.get_by_label("animation 'Dance': 1 morph-target weight channel(s) not imported");
+    let note = h.state().import_notes(0)[0].clone();
+    assert!(note.contains("60.725 units tall"), "{note}");
+    h.get_by_label(&note);
     let path = h.state().doc.session.as_ref().unwrap().source.path.clone();
     h.get_by_label(&path.display().to_string()); // the window names the file
 }

@@ -6,7 +6,8 @@ use super::convert::{quat, vec3};
 use super::skeleton::Built;
 use crate::asset::AssetClip;
 use crate::error::Problem;
-use retarget_core::{Clip, Interpolation, JointTracks, Track};
+use retarget_core::{Clip, Curve, Interpolation, JointTracks, Track};
+use std::collections::HashMap;
 
 pub(super) fn read_clips(
     scene: &ufbx::Scene,
@@ -18,6 +19,12 @@ pub(super) fn read_clips(
     let fps = (fps.is_finite() && fps > 0.0 && fps <= MAX_FPS).then_some(fps);
     let mut clips = Vec::new();
     let mut empty = Vec::new();
+    // Blend channels by element id: their animated DeformPercent (0..100) is a curve.
+    let channels: HashMap<u32, String> = scene
+        .blend_channels
+        .iter()
+        .map(|c| (c.element.element_id, c.element.name.to_string()))
+        .collect();
     for (index, stack) in scene.anim_stacks.iter().enumerate() {
         let name = stack.element.name.to_string();
         let opts = ufbx::BakeOpts {
@@ -46,7 +53,29 @@ pub(super) fn read_clips(
                 source: e,
             })?;
         }
-        if tracks.iter().all(JointTracks::is_empty) {
+        let mut curves: Vec<Curve> = Vec::new();
+        for element in baked.elements.iter() {
+            let Some(channel) = channels.get(&element.element_id) else {
+                continue;
+            };
+            let Some(prop) = element.props.iter().find(|p| p.name == "DeformPercent") else {
+                continue;
+            };
+            if curves.iter().any(|c| &c.name == channel) {
+                continue;
+            }
+            let keys = prop.keys.iter().map(|k| (k.time, k.value.x as f32 / 100.0));
+            let read = track(keys.collect(), span).map_err(|e| Problem::Channel {
+                animation: name.clone(),
+                channel: element.element_id as usize,
+                target: format!("blend channel '{channel}'"),
+                source: e,
+            })?;
+            if let Some(t) = read {
+                curves.push(Curve::new(channel, t));
+            }
+        }
+        if tracks.iter().all(JointTracks::is_empty) && curves.is_empty() {
             empty.push(name);
             continue;
         }
@@ -56,7 +85,7 @@ pub(super) fn read_clips(
                 outside.join(", ")
             ));
         }
-        let clip = Clip::new(name, tracks, fps.map(|f| f as f32));
+        let clip = Clip::new(name, tracks, fps.map(|f| f as f32)).with_curves(curves);
         clips.push(AssetClip {
             skeleton: 0,
             clip,

@@ -6,9 +6,12 @@
 use super::convert::{invert, mat4, vec2, vec3};
 use super::skeleton::Built;
 use super::textures::{Look, Textures};
-use crate::asset::{MeshPrimitive, SkinnedMesh};
+use crate::asset::{CurveTarget, MeshPrimitive, MorphBind, MorphDelta, SkinnedMesh};
 use glam::{Mat4, Vec3};
 use std::collections::HashMap;
+
+/// The most offsets (blend shapes times vertices) one mesh's morphs may hold.
+const MAX_OFFSETS: usize = 1 << 26;
 
 /// Whether every number the viewer and the exporter would use is finite.
 fn is_finite(mesh: &SkinnedMesh) -> bool {
@@ -35,8 +38,9 @@ pub(super) fn read_meshes(
     built: &Built,
     textures: &mut Textures,
     warnings: &mut Vec<String>,
-) -> Vec<SkinnedMesh> {
+) -> (Vec<SkinnedMesh>, Vec<Vec<String>>) {
     let mut out = Vec::new();
+    let mut morph_names = Vec::new();
     for node in scene.nodes.iter() {
         let Some(mesh) = node.mesh.as_ref() else {
             continue;
@@ -53,7 +57,7 @@ pub(super) fn read_meshes(
             ));
             continue;
         };
-        let primitives = mesh
+        let (mut primitives, sources): (Vec<MeshPrimitive>, Vec<Vec<u32>>) = mesh
             .material_parts
             .iter()
             .filter(|part| part.num_triangles > 0)
@@ -61,13 +65,23 @@ pub(super) fn read_meshes(
                 let look = textures.look(mesh.materials.get(part.index as usize), warnings);
                 primitive(mesh, part, &weighting, look)
             })
-            .collect();
+            .unzip();
+        let (names, morph_weights) = match blend_shapes(mesh, &mut primitives, &sources) {
+            Ok(read) => read,
+            Err(reason) => {
+                warnings.push(format!(
+                    "mesh '{name}': its blend shapes are not read: {reason}"
+                ));
+                primitives.iter_mut().for_each(|p| p.morphs.clear());
+                (Vec::new(), Vec::new())
+            }
+        };
         let mesh = SkinnedMesh {
             name,
             skeleton: 0,
             inverse_bind,
             primitives,
-            morph_weights: Vec::new(),
+            morph_weights,
         };
         if !is_finite(&mesh) {
             warnings.push(format!(
@@ -77,6 +91,114 @@ pub(super) fn read_meshes(
             continue;
         }
         out.push(mesh);
+        morph_names.push(names);
+    }
+    (out, morph_names)
+}
+
+/// The blend shapes of `mesh` as morph targets of its `primitives` (whose vertices came from
+/// the FBX vertices `sources`), one per blend channel, at the channel's full-weight shape:
+/// their names and default weights (0..1).
+fn blend_shapes(
+    mesh: &ufbx::Mesh,
+    primitives: &mut [MeshPrimitive],
+    sources: &[Vec<u32>],
+) -> Result<(Vec<String>, Vec<f32>), String> {
+    let channels: Vec<&ufbx::BlendChannel> = mesh
+        .blend_deformers
+        .iter()
+        .flat_map(|d| d.channels.iter())
+        .map(|c| &**c)
+        .collect();
+    if channels.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let n = mesh.num_vertices;
+    if channels.len().saturating_mul(n) > MAX_OFFSETS {
+        return Err(format!(
+            "{} blend shapes of {n} vertices, more offsets than the {MAX_OFFSETS} read",
+            channels.len()
+        ));
+    }
+    let mut names = Vec::with_capacity(channels.len());
+    let mut weights = Vec::with_capacity(channels.len());
+    for channel in channels {
+        let shape = channel
+            .target_shape
+            .as_ref()
+            .or_else(|| channel.keyframes.iter().last().map(|k| &k.shape));
+        // The shape's offsets over the FBX vertices.
+        let mut positions = vec![Vec3::ZERO; n];
+        let mut normals = Vec::new();
+        if let Some(shape) = shape {
+            let has_normals = shape.normal_offsets.len() == shape.offset_vertices.len();
+            if has_normals {
+                normals = vec![Vec3::ZERO; n];
+            }
+            for (k, &v) in shape.offset_vertices.iter().enumerate() {
+                let v = v as usize;
+                if v >= n {
+                    return Err(format!(
+                        "shape '{}' moves vertex {v} of {n}",
+                        shape.element.name
+                    ));
+                }
+                if let Some(&d) = shape.position_offsets.get(k) {
+                    positions[v] = vec3(d);
+                }
+                if has_normals {
+                    normals[v] = vec3(shape.normal_offsets[k]);
+                }
+            }
+        }
+        if !positions.iter().chain(&normals).all(|v| v.is_finite()) {
+            return Err(format!(
+                "channel '{}' has a NaN or infinite offset",
+                channel.element.name
+            ));
+        }
+        for (p, src) in primitives.iter_mut().zip(sources) {
+            let pick = |all: &[Vec3]| -> Vec<Vec3> {
+                src.iter()
+                    .map(|&v| all.get(v as usize).copied().unwrap_or(Vec3::ZERO))
+                    .collect()
+            };
+            p.morphs.push(MorphDelta {
+                positions: pick(&positions),
+                normals: if normals.is_empty() {
+                    Vec::new()
+                } else {
+                    pick(&normals)
+                },
+            });
+        }
+        names.push(channel.element.name.to_string());
+        let w = channel.weight as f32;
+        weights.push(if w.is_finite() { w } else { 0.0 });
+    }
+    Ok((names, weights))
+}
+
+/// One curve target per blend channel name over every mesh (`names[i]`: those of mesh `i`).
+pub(super) fn curve_targets(names: &[Vec<String>]) -> Vec<CurveTarget> {
+    let mut out: Vec<CurveTarget> = Vec::new();
+    for (mesh, list) in names.iter().enumerate() {
+        for (morph, name) in list.iter().enumerate() {
+            let bind = MorphBind {
+                mesh,
+                morph,
+                node: None,
+                weight: 1.0,
+            };
+            match out.iter_mut().find(|t| &t.name == name) {
+                Some(t) => t.binds.push(bind),
+                None => out.push(CurveTarget {
+                    name: name.clone(),
+                    expression: false,
+                    binds: vec![bind],
+                }),
+            }
+        }
     }
     out
 }
@@ -135,12 +257,14 @@ fn binding<'a>(
 /// Output vertices by (position, normal, UV) index triple.
 type Corners = HashMap<(u32, u32, u32), u32>;
 
+/// One material's triangles, and the FBX vertex each of its vertices comes from (what blend
+/// shape offsets are keyed by).
 fn primitive(
     mesh: &ufbx::Mesh,
     part: &ufbx::MeshPart,
     weighting: &Weighting,
     look: Look,
-) -> MeshPrimitive {
+) -> (MeshPrimitive, Vec<u32>) {
     let mut p = MeshPrimitive {
         positions: Vec::new(),
         normals: Vec::new(),
@@ -155,6 +279,7 @@ fn primitive(
     };
     let has_uv = mesh.vertex_uv.exists;
     let mut corners = Corners::new();
+    let mut sources = Vec::new();
     let mut tri = vec![0u32; mesh.max_face_triangles * 3];
     for &f in part.face_indices.iter() {
         let Some(&face) = mesh.faces.get(f as usize) else {
@@ -176,6 +301,7 @@ fn primitive(
             let v = *corners.entry(key).or_insert(next);
             if v == next {
                 push_vertex(&mut p, mesh, i, has_uv, weighting);
+                sources.push(index_or_zero(&mesh.vertex_indices, i));
             }
             p.indices.push(v);
         }
@@ -185,7 +311,7 @@ fn primitive(
     } else {
         p.uvs.clear();
     }
-    p
+    (p, sources)
 }
 
 fn index_or_zero(indices: &[u32], i: usize) -> u32 {

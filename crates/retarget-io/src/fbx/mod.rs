@@ -43,7 +43,8 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     let mut built = skeleton::build(&scene, &name, &mut warnings)?;
     let clips = clips::read_clips(&scene, &built, &mut warnings)?;
     let mut textures = textures::Textures::default();
-    let meshes = meshes::read_meshes(&scene, &built, &mut textures, &mut warnings);
+    let (meshes, morph_names) = meshes::read_meshes(&scene, &built, &mut textures, &mut warnings);
+    let curve_targets = meshes::curve_targets(&morph_names);
     built.skeleton.label_unlabelled(HumanBone::from_mixamo);
     let (unit, unit_note) = file_unit(scene.settings.original_unit_meters);
     warnings.extend(unit_note);
@@ -59,7 +60,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         up: file_up(scene.settings.original_axis_up),
         up_source: Provenance::Declared,
         warnings,
-        curve_targets: Vec::new(),
+        curve_targets,
     })
 }
 

@@ -141,3 +141,38 @@ fn a_hierarchy_past_the_depth_limit_is_refused_by_ufbx() {
         assert!(!e.to_string().contains("deeper"), "{e}");
     }
 }
+
+/// RobotExpressive.fbx: the head's three blend shapes (Angry, Surprised, Sad) become morph
+/// targets on each of its primitives, one offset per vertex, and their animated weights
+/// (DeformPercent, 0..100) curves of every clip on the clip's keys.
+#[test]
+fn blend_shapes_become_morph_targets_and_their_weights_curves() {
+    let a = import_fbx(&bundled("RobotExpressive.fbx")).unwrap();
+    let names: Vec<&str> = a.curve_targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["Angry", "Surprised", "Sad"]);
+    assert!(
+        a.curve_targets
+            .iter()
+            .all(|t| !t.expression && t.binds.len() == 1)
+    );
+    let head = &a.meshes[a.curve_targets[0].binds[0].mesh];
+    assert_eq!(head.morph_weights, [0.0, 0.0, 0.0]);
+    for p in &head.primitives {
+        assert_eq!(p.morphs.len(), 3);
+        assert!(
+            p.morphs
+                .iter()
+                .all(|d| d.positions.len() == p.positions.len())
+        );
+    }
+    let moved = head
+        .primitives
+        .iter()
+        .flat_map(|p| &p.morphs)
+        .flat_map(|d| &d.positions)
+        .any(|v| v.length() > 1e-6);
+    assert!(moved, "some blend shape moves a vertex");
+    let idle = &a.clips[0].clip;
+    assert_eq!(idle.curves().len(), 3);
+    assert!(idle.curves().iter().all(|c| c.track.values().len() == 81));
+}

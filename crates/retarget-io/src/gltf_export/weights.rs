@@ -15,11 +15,14 @@ pub(super) struct MorphChannel {
     pub values: Vec<f32>,
 }
 
+/// What moves one morph: a curve (its index in the clip), the morph, the bind's weight.
+type Drive = (usize, usize, f32);
+
 /// The channels `clip`'s curves make on `target`'s mesh nodes (curves naming no weight of
 /// the target make none: the session has said so).
 pub(super) fn morph_channels(clip: &Clip, target: &Asset) -> Vec<MorphChannel> {
     // Per node: its mesh and what moves it (curve, morph, weight).
-    let mut nodes: BTreeMap<usize, (usize, Vec<(usize, usize, f32)>)> = BTreeMap::new();
+    let mut nodes: BTreeMap<usize, (usize, Vec<Drive>)> = BTreeMap::new();
     for (c, curve) in clip.curves().iter().enumerate() {
         let Some(t) = target.curve_targets.iter().find(|t| t.name == curve.name) else {
             continue;

@@ -1,28 +1,47 @@
 //! glTF animations as `Clip`s: one clip per animation and skeleton, of the channels that
-//! target that skeleton's joints. Channels the skeleton cannot hold are reported.
+//! target that skeleton's joints, and of the curves its `weights` channels (one per morph
+//! target) and a VRM Animation's expression and look-at nodes animate. Channels nothing can
+//! hold are reported.
 
 use super::hierarchy::Hierarchy;
 use super::skeletons::BuiltSkeleton;
 use crate::asset::AssetClip;
 use crate::error::Problem;
+use crate::vrm_expressions::AnimatedExpressions;
 use glam::{Quat, Vec3};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Channel, Property};
-use retarget_core::{Clip, ClipError, Interpolation, JointTracks, Track};
+use retarget_core::{Clip, ClipError, Curve, Interpolation, JointTracks, Track};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// What animates curves rather than joints.
+#[derive(Default)]
+pub(super) struct CurveSources {
+    /// Per node drawing a mesh with morph targets: their names, and the skeleton whose clip
+    /// takes their curves (the one the mesh is skinned to or hangs from, else 0).
+    pub morph_nodes: HashMap<usize, (Vec<String>, usize)>,
+    /// A VRM Animation's expression nodes and look-at node.
+    pub expressions: AnimatedExpressions,
+}
+
+/// The names of the look-at curves, in degrees: yaw about +Y, pitch about +X.
+pub const LOOK_AT_YAW: &str = "lookAt.yaw";
+pub const LOOK_AT_PITCH: &str = "lookAt.pitch";
 
 pub(super) fn read_clips(
     doc: &gltf::Document,
     buffers: &[gltf::buffer::Data],
     h: &Hierarchy,
     skeletons: &[BuiltSkeleton],
+    sources: &CurveSources,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<AssetClip>, Problem> {
     let mut clips = Vec::new();
     // Channels that read one input accessor share its times (exporters often key every
     // channel of an animation on one): samplers then group them at once.
     let mut times = HashMap::new();
+    let last = skeletons.len().saturating_sub(1);
     for anim in doc.animations() {
         let anim_name = anim
             .name()
@@ -32,20 +51,59 @@ pub(super) fn read_clips(
             .iter()
             .map(|s| vec![JointTracks::default(); s.skeleton.len()])
             .collect();
+        let mut curves: Vec<Vec<Curve>> = vec![Vec::new(); skeletons.len()];
         let mut used = vec![false; skeletons.len()];
-        let mut morph = 0;
+        let mut unplaced_weights = Vec::new();
+        let mut twice = Vec::new();
         let mut unmapped = Vec::new();
         for channel in anim.channels() {
             let node = channel.target().node().index();
-            if channel.target().property() == Property::MorphTargetWeights {
-                morph += 1;
+            let property = channel.target().property();
+            let problem = |source| channel_problem(&anim_name, &channel, h, source);
+            if property == Property::MorphTargetWeights {
+                let Some((names, s)) = sources.morph_nodes.get(&node) else {
+                    unplaced_weights
+                        .push(format!("'{}' (it draws no morph targets)", h.names[node]));
+                    continue;
+                };
+                let s = (*s).min(last);
+                match read_weights(&channel, buffers, &mut times, names.len()).map_err(problem)? {
+                    Ok(tracks) => {
+                        let read = names.iter().zip(tracks).map(|(n, t)| Curve::new(n, t));
+                        add_curves(&mut curves[s], read, &mut twice);
+                        used[s] = true;
+                    }
+                    Err(k) => unplaced_weights.push(format!(
+                        "'{}' ({k} weights per key for its {} morph targets)",
+                        h.names[node],
+                        names.len()
+                    )),
+                }
                 continue;
             }
             let mut placed = false;
+            let expression = sources.expressions.nodes.get(&node);
+            if let Some(name) = expression
+                && property == Property::Translation
+                && !curves.is_empty()
+            {
+                let track = read_expression(&channel, buffers, &mut times).map_err(problem)?;
+                add_curves(&mut curves[0], [Curve::new(name, track)], &mut twice);
+                used[0] = true;
+                placed = true;
+            } else if sources.expressions.look_at == Some(node)
+                && property == Property::Rotation
+                && !curves.is_empty()
+            {
+                let read = read_look_at(&channel, buffers, &mut times).map_err(problem)?;
+                add_curves(&mut curves[0], read, &mut twice);
+                used[0] = true;
+                placed = true;
+            }
             for (s, built) in skeletons.iter().enumerate() {
                 if let Some(&joint) = built.joint_of_node.get(&node) {
                     read_channel(&channel, buffers, &mut times, &mut per_skeleton[s][joint])
-                        .map_err(|source| channel_problem(&anim_name, &channel, h, source))?;
+                        .map_err(problem)?;
                     used[s] = true;
                     placed = true;
                 }
@@ -54,9 +112,20 @@ pub(super) fn read_clips(
                 unmapped.push(h.names[node].clone());
             }
         }
-        if morph > 0 {
+        if !unplaced_weights.is_empty() {
             warnings.push(format!(
-                "animation '{anim_name}': {morph} morph-target weight channel(s) not imported"
+                "animation '{anim_name}': {} morph-target weight channel(s) not imported: {}",
+                unplaced_weights.len(),
+                unplaced_weights.join(", ")
+            ));
+        }
+        if !twice.is_empty() {
+            twice.sort();
+            twice.dedup();
+            warnings.push(format!(
+                "animation '{anim_name}': curves animated differently by several channels, \
+                 the first kept: {}",
+                twice.join(", ")
             ));
         }
         if !unmapped.is_empty() {
@@ -66,17 +135,33 @@ pub(super) fn read_clips(
                 unmapped.join(", ")
             ));
         }
-        for (s, tracks) in per_skeleton.into_iter().enumerate() {
+        for (s, (tracks, curves)) in per_skeleton.into_iter().zip(curves).enumerate() {
             if used[s] {
                 clips.push(AssetClip {
                     skeleton: s,
-                    clip: Clip::new(anim_name.clone(), tracks, None),
+                    clip: Clip::new(anim_name.clone(), tracks, None).with_curves(curves),
                     animation: anim.index(),
                 });
             }
         }
     }
     Ok(clips)
+}
+
+/// Adds `read` to `list`; a curve whose name is there already is left out (the same name on
+/// several meshes is one curve), its name kept in `twice` when its keys differ.
+fn add_curves(
+    list: &mut Vec<Curve>,
+    read: impl IntoIterator<Item = Curve>,
+    twice: &mut Vec<String>,
+) {
+    for c in read {
+        match list.iter().find(|have| have.name == c.name) {
+            Some(have) if have.track != c.track => twice.push(c.name),
+            Some(_) => {}
+            None => list.push(c),
+        }
+    }
 }
 
 fn channel_problem(anim: &str, channel: &Channel, h: &Hierarchy, source: ClipError) -> Problem {
@@ -95,6 +180,38 @@ fn channel_problem(anim: &str, channel: &Channel, h: &Hierarchy, source: ClipErr
     }
 }
 
+/// The channel's key times, read once per input accessor (`times`, by index).
+fn key_times(
+    channel: &Channel,
+    buffers: &[gltf::buffer::Data],
+    times: &mut HashMap<usize, Arc<[f32]>>,
+) -> Result<Arc<[f32]>, ClipError> {
+    let input = channel.sampler().input().index();
+    if let Some(shared) = times.get(&input) {
+        return Ok(shared.clone());
+    }
+    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    let read: Arc<[f32]> = reader.read_inputs().ok_or(ClipError::NoKeys)?.collect();
+    times.insert(input, read.clone());
+    Ok(read)
+}
+
+fn interpolation(channel: &Channel) -> Interpolation {
+    match channel.sampler().interpolation() {
+        gltf::animation::Interpolation::Step => Interpolation::Step,
+        gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    }
+}
+
+fn no_values(times: &[f32]) -> ClipError {
+    ClipError::CountMismatch {
+        times: times.len(),
+        values: 0,
+        expected: times.len(),
+    }
+}
+
 /// Reads `channel` into `out`; `times`: the input accessors read so far, by index.
 fn read_channel(
     channel: &Channel,
@@ -102,27 +219,11 @@ fn read_channel(
     times: &mut HashMap<usize, Arc<[f32]>>,
     out: &mut JointTracks,
 ) -> Result<(), ClipError> {
+    let times = key_times(channel, buffers, times)?;
+    let interpolation = interpolation(channel);
     let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-    let input = channel.sampler().input().index();
-    let times = match times.get(&input) {
-        Some(shared) => shared.clone(),
-        None => {
-            let read: Arc<[f32]> = reader.read_inputs().ok_or(ClipError::NoKeys)?.collect();
-            times.insert(input, read.clone());
-            read
-        }
-    };
-    let interpolation = match channel.sampler().interpolation() {
-        gltf::animation::Interpolation::Step => Interpolation::Step,
-        gltf::animation::Interpolation::Linear => Interpolation::Linear,
-        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-    };
     let Some(outputs) = reader.read_outputs() else {
-        return Err(ClipError::CountMismatch {
-            times: times.len(),
-            values: 0,
-            expected: times.len(),
-        });
+        return Err(no_values(&times));
     };
     match outputs {
         ReadOutputs::Translations(v) => {
@@ -140,6 +241,115 @@ fn read_channel(
         ReadOutputs::MorphTargetWeights(_) => {}
     }
     Ok(())
+}
+
+/// A `weights` channel as one track per morph target, when it holds `k` weights per key;
+/// `Ok(Err(found))` when it holds another number.
+fn read_weights(
+    channel: &Channel,
+    buffers: &[gltf::buffer::Data],
+    times: &mut HashMap<usize, Arc<[f32]>>,
+    k: usize,
+) -> Result<Result<Vec<Track<f32>>, usize>, ClipError> {
+    let times = key_times(channel, buffers, times)?;
+    let interpolation = interpolation(channel);
+    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    let Some(ReadOutputs::MorphTargetWeights(w)) = reader.read_outputs() else {
+        return Err(no_values(&times));
+    };
+    let values: Vec<f32> = w.into_f32().collect();
+    let per_key = match interpolation {
+        Interpolation::CubicSpline => 3,
+        _ => 1,
+    };
+    let slots = times.len().saturating_mul(per_key);
+    if slots == 0 {
+        return Err(ClipError::NoKeys);
+    }
+    if values.len() % slots != 0 {
+        return Err(ClipError::CountMismatch {
+            times: times.len(),
+            values: values.len(),
+            expected: slots.saturating_mul(k),
+        });
+    }
+    let found = values.len() / slots;
+    if found != k {
+        return Ok(Err(found));
+    }
+    // Per key: k weights (cubic: k in-tangents, k weights, k out-tangents).
+    let mut tracks = Vec::with_capacity(k);
+    for t in 0..k {
+        let own = (0..slots).map(|slot| values[slot * k + t]).collect();
+        tracks.push(Track::new(times.clone(), own, interpolation)?);
+    }
+    Ok(Ok(tracks))
+}
+
+/// A VRM Animation expression: the weight is its node's translation X.
+fn read_expression(
+    channel: &Channel,
+    buffers: &[gltf::buffer::Data],
+    times: &mut HashMap<usize, Arc<[f32]>>,
+) -> Result<Track<f32>, ClipError> {
+    let times = key_times(channel, buffers, times)?;
+    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    let Some(ReadOutputs::Translations(v)) = reader.read_outputs() else {
+        return Err(no_values(&times));
+    };
+    // X of each value (and of each tangent: the projection is linear).
+    let xs = v.map(|t| t[0]).collect();
+    Track::new(times, xs, interpolation(channel))
+}
+
+/// A VRM Animation's look-at node: where its rotation turns +Z, as yaw (about +Y) and pitch
+/// (about +X) in degrees. A cubic channel's keys are joined linearly (its tangents are a
+/// rotation's, not the angles').
+fn read_look_at(
+    channel: &Channel,
+    buffers: &[gltf::buffer::Data],
+    times: &mut HashMap<usize, Arc<[f32]>>,
+) -> Result<[Curve; 2], ClipError> {
+    let times = key_times(channel, buffers, times)?;
+    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    let Some(ReadOutputs::Rotations(v)) = reader.read_outputs() else {
+        return Err(no_values(&times));
+    };
+    let mut interpolation = interpolation(channel);
+    let mut quats: Vec<[f32; 4]> = v.into_f32().collect();
+    if interpolation == Interpolation::CubicSpline {
+        quats = quats.into_iter().skip(1).step_by(3).collect();
+        interpolation = Interpolation::Linear;
+    }
+    let mut yaw: Vec<f32> = Vec::with_capacity(quats.len());
+    let mut pitch = Vec::with_capacity(quats.len());
+    for (index, q) in quats.iter().enumerate() {
+        let (y, p) = yaw_pitch(Quat::from_array(*q)).ok_or(ClipError::ZeroRotation { index })?;
+        // Unwrapped: no turn of 360° between keys.
+        let y = match yaw.last() {
+            Some(&prev) => y + 360.0 * ((prev - y) / 360.0).round(),
+            None => y,
+        };
+        yaw.push(y);
+        pitch.push(p);
+    }
+    Ok([
+        Curve::new(LOOK_AT_YAW, Track::new(times.clone(), yaw, interpolation)?),
+        Curve::new(LOOK_AT_PITCH, Track::new(times, pitch, interpolation)?),
+    ])
+}
+
+/// Degrees of yaw (about +Y) and pitch (about +X) that turn +Z to where `q` turns it;
+/// `None` for a rotation of no length.
+pub(super) fn yaw_pitch(q: Quat) -> Option<(f32, f32)> {
+    let len = q.length();
+    if !(len.is_finite() && len > 1e-12) {
+        return None;
+    }
+    let f = (q / len) * Vec3::Z;
+    let yaw = f.x.atan2(f.z).to_degrees();
+    let pitch = (-f.y).atan2(f.x.hypot(f.z)).to_degrees();
+    Some((yaw, pitch))
 }
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! from a joint (RobotExpressive's body parts), which become meshes weighted fully to it.
 
 use super::hierarchy::Hierarchy;
+use super::morphs;
 use super::skeletons::BuiltSkeleton;
 use super::textures::{Images, read_look};
 use crate::asset::{MeshPrimitive, SkinnedMesh};
 use crate::error::Problem;
 use glam::{Mat4, Vec3};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How a mesh node is bound to a skeleton.
 pub(super) enum Binding {
@@ -79,17 +80,47 @@ pub(super) fn read_mesh(
         });
     }
     let mut primitives = Vec::new();
+    let draco = ctx.draco_morphs.contains(&mesh.index());
+    if draco {
+        warnings.push(format!(
+            "mesh '{name}': the morph targets of its Draco-compressed primitives are not read"
+        ));
+    }
+    let mut morph_problem = None;
     for prim in mesh.primitives() {
-        if let Some(p) = read_primitive(&prim, &name, &weighting, ctx, warnings)? {
+        let morphs = (!draco).then_some(&mut morph_problem);
+        if let Some(p) = read_primitive(&prim, &name, &weighting, morphs, ctx, warnings)? {
             primitives.push(p);
         }
     }
+    if let Some(reason) = morph_problem {
+        warnings.push(format!(
+            "mesh '{name}': its morph targets are not read: {reason}"
+        ));
+        primitives.iter_mut().for_each(|p| p.morphs.clear());
+    }
+    let mut lists: Vec<_> = primitives
+        .iter_mut()
+        .map(|p| std::mem::take(&mut p.morphs))
+        .collect();
+    if lists.windows(2).any(|w| w[0].len() != w[1].len()) {
+        warnings.push(format!(
+            "mesh '{name}': its primitives have different numbers of morph targets; the \
+             missing ones move nothing"
+        ));
+    }
+    let counts: Vec<usize> = primitives.iter().map(|p| p.positions.len()).collect();
+    let k = morphs::even_out(&mut lists, &counts);
+    for (p, list) in primitives.iter_mut().zip(lists) {
+        p.morphs = list;
+    }
+    let morph_weights = morphs::default_weights(node, &mesh, k, &name, warnings);
     Ok(Some(SkinnedMesh {
         name,
         skeleton,
         inverse_bind,
         primitives,
-        morph_weights: Vec::new(),
+        morph_weights,
     }))
 }
 
@@ -99,6 +130,9 @@ pub(super) struct MeshContext<'a> {
     pub h: &'a Hierarchy,
     pub skeletons: &'a [BuiltSkeleton],
     pub images: Images<'a>,
+    /// glTF meshes with a Draco-compressed primitive that has morph targets: Draco reorders
+    /// the vertices, the targets' offsets (not compressed with them) no longer follow.
+    pub draco_morphs: &'a HashSet<usize>,
 }
 
 /// Where a primitive's joint influences come from.
@@ -109,11 +143,13 @@ enum Weighting<'r> {
     Rigid(u16),
 }
 
-/// One triangle primitive, or `None` (with a warning) for one that cannot be drawn.
+/// One triangle primitive, or `None` (with a warning) for one that cannot be drawn. Its
+/// morph targets are read when `morphs` is given, which keeps why they could not be.
 fn read_primitive(
     prim: &gltf::Primitive,
     name: &str,
     weighting: &Weighting,
+    morphs: Option<&mut Option<String>>,
     ctx: &mut MeshContext,
     warnings: &mut Vec<String>,
 ) -> Result<Option<MeshPrimitive>, Problem> {
@@ -187,6 +223,15 @@ fn read_primitive(
                 .into(),
         });
     }
+    let mut deltas = Vec::new();
+    if let Some(problem) = morphs
+        && problem.is_none()
+    {
+        match morphs::read_targets(prim, &reader, n) {
+            Ok(d) => deltas = d,
+            Err(reason) => *problem = Some(reason),
+        }
+    }
     Ok(Some(MeshPrimitive {
         positions,
         normals,
@@ -197,7 +242,7 @@ fn read_primitive(
         uvs: look.uvs,
         base_color_texture: look.texture,
         alpha_mode: look.alpha_mode,
-        morphs: Vec::new(),
+        morphs: deltas,
     }))
 }
 

@@ -4,6 +4,7 @@ mod clips;
 pub(crate) mod compressed;
 mod hierarchy;
 mod meshes;
+mod morphs;
 mod skeletons;
 mod textures;
 pub mod validate;
@@ -14,6 +15,7 @@ use self::skeletons::{BuiltSkeleton, SkeletonInput};
 use crate::asset::{Asset, Format, Provenance};
 use crate::error::{ImportError, Problem};
 use crate::vrm;
+use crate::vrm_expressions::{self, MeshSlot};
 use glam::Mat4;
 use retarget_core::{Axis, HumanBone, Pose, Unit};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -48,7 +50,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
         other => Problem::NotGltf(other.to_string()),
     })?;
-    let (doc, buffers, quantized) = open(gltf, path.parent())?;
+    let (doc, buffers, quantized, draco_morphs) = open(gltf, path.parent())?;
     let doc = &doc;
     validate::check_ranges(doc, &buffers)?;
     let h = Hierarchy::new(doc)?;
@@ -65,8 +67,6 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     }
 
     let (skeletons, skin_to_skeleton) = build_skeletons(doc, &buffers, &h, &humanoid, &quantized)?;
-    let clips = clips::read_clips(doc, &buffers, &h, &skeletons, &mut warnings)?;
-
     let mut bindings = meshes::rigid_bindings(doc, &h, &skeletons);
     for node in doc.nodes() {
         if let Some(skin) = node.skin() {
@@ -80,20 +80,27 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
             );
         }
     }
+    let sources = curve_sources(doc, &bindings);
+    let clips = clips::read_clips(doc, &buffers, &h, &skeletons, &sources, &mut warnings)?;
+
     let mut ctx = meshes::MeshContext {
         buffers: &buffers,
         h: &h,
         skeletons: &skeletons,
         images: textures::Images::new(doc, &buffers, path.parent()),
+        draco_morphs: &draco_morphs,
     };
     let mut meshes = Vec::new();
+    let mut mesh_nodes = Vec::new();
     for node in doc.nodes() {
         if let Some(binding) = bindings.get(&node.index())
             && let Some(mesh) = meshes::read_mesh(&node, binding, &mut ctx, &mut warnings)?
         {
             meshes.push(mesh);
+            mesh_nodes.push(node.index());
         }
     }
+    let curve_targets = curve_targets(doc, &meshes, &mesh_nodes, &mut warnings);
 
     let joint_nodes = skeletons.iter().map(|b| b.nodes.clone()).collect();
     let mut skeletons: Vec<_> = skeletons.into_iter().map(|b| b.skeleton).collect();
@@ -136,17 +143,61 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         up: Axis::PosY,
         up_source: Provenance::Declared,
         warnings,
-        curve_targets: Vec::new(),
+        curve_targets,
     })
 }
 
-/// The document checked, its buffers, and the accessors turned from quantized integers
-/// into floats. A compressed one is decoded first (its accessors have no data until then)
+/// The nodes whose morph targets `weights` channels animate, and a VRM Animation's
+/// expression nodes.
+fn curve_sources(doc: &gltf::Document, bindings: &HashMap<usize, Binding>) -> clips::CurveSources {
+    let mut morph_nodes = HashMap::new();
+    for node in doc.nodes() {
+        let Some(mesh) = node.mesh() else { continue };
+        let names = morphs::target_names(&mesh);
+        if names.is_empty() {
+            continue;
+        }
+        let skeleton = match bindings.get(&node.index()) {
+            Some(Binding::Skin { skeleton, .. } | Binding::Rigid { skeleton, .. }) => *skeleton,
+            None => 0,
+        };
+        morph_nodes.insert(node.index(), (names, skeleton));
+    }
+    clips::CurveSources {
+        morph_nodes,
+        expressions: vrm_expressions::animated(doc),
+    }
+}
+
+/// The morph targets by name across `meshes` (drawn by `nodes`), and a VRM's expressions.
+fn curve_targets(
+    doc: &gltf::Document,
+    meshes: &[crate::asset::SkinnedMesh],
+    nodes: &[usize],
+    warnings: &mut Vec<String>,
+) -> Vec<crate::asset::CurveTarget> {
+    let morph_targets = morphs::curve_targets(doc, meshes, nodes);
+    let slots: Vec<MeshSlot> = meshes
+        .iter()
+        .zip(nodes)
+        .map(|(m, &node)| MeshSlot {
+            node,
+            gltf_mesh: doc
+                .nodes()
+                .nth(node)
+                .and_then(|n| n.mesh())
+                .map_or(usize::MAX, |m| m.index()),
+            morphs: m.morph_weights.len(),
+        })
+        .collect();
+    let expressions = vrm_expressions::curve_targets(doc, &slots, warnings);
+    morphs::merge_expressions(morph_targets, expressions)
+}
+
+/// The document checked, its buffers, the accessors turned from quantized integers into
+/// floats, and the meshes with Draco-compressed morph targets. A compressed one is decoded first (its accessors have no data until then)
 /// and checked as the plain file it becomes.
-fn open(
-    gltf: gltf::Gltf,
-    base: Option<&Path>,
-) -> Result<(gltf::Document, Vec<gltf::buffer::Data>, HashSet<usize>), Problem> {
+fn open(gltf: gltf::Gltf, base: Option<&Path>) -> Result<Opened, Problem> {
     let gltf::Gltf { document, blob } = gltf;
     if !compressed::applies(document.as_json()) {
         validate::check_document(document.as_json())?;
@@ -154,9 +205,10 @@ fn open(
         check_buffer_uris(&document)?;
         let buffers = gltf::import_buffers(&document, base, blob)
             .map_err(|e| Problem::Buffers(buffer_words(&e)))?;
-        return Ok((document, buffers, HashSet::new()));
+        return Ok((document, buffers, HashSet::new(), HashSet::new()));
     }
     check_buffer_uris(&document)?;
+    let draco_morphs = compressed::draco_morph_meshes(document.as_json());
     let mut buffers = compressed::load_buffers(&document, base, blob)?;
     let mut root = document.into_json();
     compressed::decode(&mut root, &mut buffers)?;
@@ -164,8 +216,17 @@ fn open(
     let document = gltf::Document::from_json_without_validation(root);
     validate::check_document(document.as_json())?;
     validate::check_semantics(&document)?;
-    Ok((document, buffers, quantized))
+    Ok((document, buffers, quantized, draco_morphs))
 }
+
+/// What [`open`] gives: the document, its buffers, the accessors dequantized, and the meshes
+/// whose morph targets Draco leaves unreadable.
+type Opened = (
+    gltf::Document,
+    Vec<gltf::buffer::Data>,
+    HashSet<usize>,
+    HashSet<usize>,
+);
 
 /// One skeleton per distinct joint set: RobotExpressive's two skins share one skeleton.
 fn build_skeletons(
@@ -401,3 +462,6 @@ fn buffer_words(e: &gltf::Error) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod curve_tests;

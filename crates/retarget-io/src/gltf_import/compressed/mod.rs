@@ -32,6 +32,24 @@ fn fail(extension: &'static str, what: &str, reason: impl Into<String>) -> Probl
     }
 }
 
+/// The meshes with a Draco-compressed primitive that has morph targets (before decoding):
+/// Draco reorders the vertices, and the targets' offsets no longer follow them.
+pub(crate) fn draco_morph_meshes(root: &Root) -> HashSet<usize> {
+    root.meshes
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            m.primitives.iter().any(|p| {
+                p.targets.as_ref().is_some_and(|t| !t.is_empty())
+                    && p.extensions
+                        .as_ref()
+                        .is_some_and(|e| e.others.contains_key(DRACO))
+            })
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Whether the document uses an extension this module handles.
 pub(crate) fn applies(root: &Root) -> bool {
     root.extensions_used
@@ -153,7 +171,8 @@ pub(crate) fn prepare_for_reading(
     Ok(quantized)
 }
 
-/// POSITION, NORMAL and TEXCOORD_n accessors of integer type (`KHR_mesh_quantization`)
+/// POSITION, NORMAL and TEXCOORD_n accessors (and morph targets' POSITION and NORMAL) of
+/// integer type (`KHR_mesh_quantization`)
 /// rewritten as floats in a new buffer: normalized integers as their fractions, others as
 /// they are.
 fn dequantize(
@@ -170,6 +189,13 @@ fn dequantize(
                 Checked::Valid(S::Positions | S::Normals | S::TexCoords(_))
             );
             if wanted && seen.insert(accessor.value()) {
+                targets.push(accessor.value());
+            }
+        }
+        // Morph targets' POSITION and NORMAL offsets may be quantized too.
+        let morphs = prim.targets.iter().flatten();
+        for accessor in morphs.flat_map(|t| [&t.positions, &t.normals]).flatten() {
+            if seen.insert(accessor.value()) {
                 targets.push(accessor.value());
             }
         }

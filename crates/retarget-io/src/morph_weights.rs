@@ -1,0 +1,177 @@
+//! The morph weights a set of named curve values gives an asset's meshes: what a viewer
+//! applies to the vertices before skinning.
+
+use crate::asset::{Asset, MorphBind};
+
+/// Per `asset.meshes[i]`, one weight per morph: the mesh's defaults (`morph_weights`), with
+/// the morphs a curve moves set instead to the sum of each such curve's weight × its bind's
+/// weight. `curves` pairs a [`crate::CurveTarget`] name with its value; a name the asset has
+/// no weight for, or a value that is not finite, moves nothing. Binds naming a mesh or a
+/// morph the asset lacks are skipped. Each mesh's list is as long as its primitives have
+/// morphs (defaults past them are dropped, missing defaults read 0).
+pub fn morph_weights(asset: &Asset, curves: &[(&str, f32)]) -> Vec<Vec<f32>> {
+    let mut out: Vec<Vec<f32>> = asset
+        .meshes
+        .iter()
+        .map(|m| {
+            let n = m
+                .primitives
+                .iter()
+                .map(|p| p.morphs.len())
+                .max()
+                .unwrap_or(0);
+            (0..n)
+                .map(|i| {
+                    m.morph_weights
+                        .get(i)
+                        .copied()
+                        .filter(|w| w.is_finite())
+                        .unwrap_or(0.0)
+                })
+                .collect()
+        })
+        .collect();
+    // A morph some curve drives starts from 0, not from its default: the curves replace it.
+    for (name, _) in curves {
+        for b in binds(asset, name) {
+            if let Some(w) = out.get_mut(b.mesh).and_then(|m| m.get_mut(b.morph)) {
+                *w = 0.0;
+            }
+        }
+    }
+    for &(name, value) in curves {
+        if !value.is_finite() {
+            continue;
+        }
+        for b in binds(asset, name) {
+            if let Some(w) = out.get_mut(b.mesh).and_then(|m| m.get_mut(b.morph))
+                && b.weight.is_finite()
+            {
+                *w += value * b.weight;
+            }
+        }
+    }
+    out
+}
+
+/// The binds of every curve target named `name`.
+fn binds<'a>(asset: &'a Asset, name: &'a str) -> impl Iterator<Item = &'a MorphBind> + 'a {
+    asset
+        .curve_targets
+        .iter()
+        .filter(move |t| t.name == name)
+        .flat_map(|t| &t.binds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{
+        AlphaMode, CurveTarget, Format, MeshPrimitive, MorphDelta, Provenance, SkinnedMesh,
+    };
+    use glam::{Mat4, Vec3};
+
+    fn mesh(morphs: usize, defaults: Vec<f32>) -> SkinnedMesh {
+        SkinnedMesh {
+            name: "m".into(),
+            skeleton: 0,
+            inverse_bind: vec![Mat4::IDENTITY],
+            primitives: vec![MeshPrimitive {
+                positions: vec![Vec3::ZERO],
+                normals: Vec::new(),
+                indices: Vec::new(),
+                joints: Vec::new(),
+                weights: Vec::new(),
+                base_color: [1.0; 4],
+                uvs: Vec::new(),
+                base_color_texture: None,
+                alpha_mode: AlphaMode::Opaque,
+                morphs: vec![MorphDelta::default(); morphs],
+            }],
+            morph_weights: defaults,
+        }
+    }
+
+    fn bind(mesh: usize, morph: usize, weight: f32) -> MorphBind {
+        MorphBind {
+            mesh,
+            morph,
+            node: None,
+            weight,
+        }
+    }
+
+    fn target(name: &str, binds: Vec<MorphBind>) -> CurveTarget {
+        CurveTarget {
+            name: name.into(),
+            expression: binds.len() > 1,
+            binds,
+        }
+    }
+
+    fn asset(meshes: Vec<SkinnedMesh>, curve_targets: Vec<CurveTarget>) -> Asset {
+        Asset {
+            path: "face.glb".into(),
+            format: Format::Gltf,
+            skeletons: Vec::new(),
+            clips: Vec::new(),
+            meshes,
+            joint_nodes: Vec::new(),
+            unit: retarget_core::Unit::Metre,
+            unit_source: Provenance::Declared,
+            up: retarget_core::Axis::PosY,
+            up_source: Provenance::Declared,
+            warnings: Vec::new(),
+            curve_targets,
+        }
+    }
+
+    #[test]
+    fn without_curves_every_mesh_keeps_its_defaults() {
+        let a = asset(
+            vec![mesh(3, vec![0.25, 0.0, 1.0]), mesh(0, Vec::new())],
+            vec![target("happy", vec![bind(0, 1, 1.0)])],
+        );
+        assert_eq!(morph_weights(&a, &[]), vec![vec![0.25, 0.0, 1.0], vec![]]);
+    }
+
+    #[test]
+    fn a_curve_scales_each_bind_and_curves_on_one_morph_add_up() {
+        let a = asset(
+            vec![mesh(3, vec![0.5, 0.5, 0.5]), mesh(2, vec![0.0, 0.0])],
+            vec![
+                // An expression moving two meshes, one at half weight.
+                target("happy", vec![bind(0, 0, 1.0), bind(1, 1, 0.5)]),
+                target("aa", vec![bind(0, 0, 1.0)]),
+            ],
+        );
+        let w = morph_weights(&a, &[("happy", 0.5), ("aa", 0.25)]);
+        // Morph 0 of mesh 0: its default replaced by 0.5·1 + 0.25·1; the others keep theirs.
+        assert_eq!(w[0], vec![0.75, 0.5, 0.5]);
+        assert_eq!(w[1], vec![0.0, 0.25]);
+    }
+
+    #[test]
+    fn a_curve_at_zero_sets_its_morph_to_zero_over_the_default() {
+        let a = asset(
+            vec![mesh(2, vec![1.0, 1.0])],
+            vec![target("blink", vec![bind(0, 1, 1.0)])],
+        );
+        assert_eq!(morph_weights(&a, &[("blink", 0.0)]), vec![vec![1.0, 0.0]]);
+    }
+
+    #[test]
+    fn unknown_names_bad_binds_and_non_finite_values_move_nothing() {
+        let a = asset(
+            vec![mesh(2, vec![0.1])],
+            vec![
+                target("oops", vec![bind(4, 0, 1.0), bind(0, 9, 1.0)]),
+                target("ok", vec![bind(0, 1, 2.0)]),
+            ],
+        );
+        let w = morph_weights(&a, &[("nobody", 1.0), ("oops", 1.0), ("ok", f32::NAN)]);
+        // The missing default reads 0; the NaN curve still claims its morph (at 0).
+        assert_eq!(w, vec![vec![0.1, 0.0]]);
+        assert_eq!(morph_weights(&a, &[("ok", 0.5)]), vec![vec![0.1, 1.0]]);
+    }
+}
