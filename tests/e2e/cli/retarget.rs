@@ -176,9 +176,9 @@ fn bad_requests_exit_2_with_one_line() {
                 "--target",
                 p(&robot),
                 "--out",
-                "/tmp/x.fbx",
+                "/tmp/x.obj",
             ],
-            ".glb or .bvh",
+            ".glb, .fbx or .bvh",
         ),
         (
             vec![
