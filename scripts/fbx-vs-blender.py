@@ -9,8 +9,11 @@ once: the independent tools' pose-dump dumps the first animation stack that has 
 `retarget-studio dump-pose --clip <that stack>` dumps the same stack as our reader sees it.
 Their pose-compare then measures the world joint positions of the joints both have,
 relative to the figure's height (Blender's, used unscaled on both sides), at Blender's key
-times. Every file must agree within TOL
-(1e-4 of height). Exit 0 when all agree, 1 otherwise. Python standard library only; run it
+times. Every file must agree within TOL (1e-4 of height). Then our writer: the file
+retargeted onto itself (`retarget --source F --target F --clip <stack> --no-plant`, a copy
+of its motion) is written as FBX and as GLB, and Blender's readings of the two must agree
+within TOL (a clip the retarget resamples, the fox's uneven run, is resampled in both).
+Exit 0 when all agree, 1 otherwise. Python standard library only; run it
 with Debian's /usr/bin/python3 (Blender's numpy breaks under a pyenv python).
 """
 import glob
@@ -67,6 +70,37 @@ def compare(path, tmp):
     return r.returncode == 0, f"stack '{stack or '(rest)'}': {last}"
 
 
+def written_back(path, tmp):
+    """Blender's reading of our FBX of the file's own motion against its reading of our GLB
+    of the same retarget (a resampled clip, Fox's uneven run, is the same in both)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    with open(os.path.join(tmp, name + ".blender.json")) as f:
+        stack = json.load(f)["meta"]["animation"]
+    if not stack:
+        return True, "no animation stack: nothing to write back"
+    dumps = {}
+    for ext in ("glb", "fbx"):
+        out = os.path.join(tmp, f"{name}.ours.{ext}")
+        r = subprocess.run([OURS, "retarget", "--source", path, "--target", path, "--clip",
+                            stack, "--no-plant", "--quiet", "--out", out],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, f"retarget to .{ext} failed: {r.stderr.strip()[-400:]}"
+        dumps[ext] = out + ".json"
+        r = subprocess.run([os.path.join(TOOLS, "pose-dump"), out, "-o", dumps[ext]],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, f"pose-dump of our .{ext} failed: {r.stderr.strip()[-400:]}"
+    with open(dumps["glb"]) as f:
+        ys = [p[0][1] for p in json.load(f)["joints"].values()]
+    height = max(max(ys) - min(ys), 1e-9)
+    r = subprocess.run([os.path.join(TOOLS, "pose-compare"), dumps["glb"], dumps["fbx"],
+                        "--relative", "--height-a", str(height), "--height-b", str(height),
+                        "--tol-max", str(TOL)], capture_output=True, text=True)
+    last = (r.stdout.strip().splitlines() or [r.stderr.strip() or "(no output)"])[-1]
+    return r.returncode == 0, f"our FBX and GLB of stack '{stack}' onto itself: {last}"
+
+
 def main():
     files = sys.argv[1:] or sorted(
         glob.glob(os.path.join(ROOT, "assets", "fbx", "**", "*.fbx"), recursive=True))
@@ -82,6 +116,11 @@ def main():
             checked += 1
             print(f"{'ok  ' if good else 'FAIL'} {rel} ({kind}): {what}")
             failed += 0 if good else 1
+            if good:
+                good, what = written_back(path, tmp)
+                checked += 1
+                print(f"{'ok  ' if good else 'FAIL'} {rel} (our FBX of it): {what}")
+                failed += 0 if good else 1
     print(f"fbx-vs-blender: {checked - failed} passed, {failed} failed")
     return 1 if failed or checked == 0 else 0
 
