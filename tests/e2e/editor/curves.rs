@@ -268,3 +268,79 @@ fn the_list_says_when_there_are_no_curves_and_when_the_target_has_no_weights() {
     );
     h.get_by_label("unmatched");
 }
+
+/// The drawn position of vertex `v` of primitive `p` of the target mesh `mesh`, found in
+/// draw order: the meshes of the target's skeleton, primitive after primitive.
+fn drawn_target_vertex(app: &StudioApp, (mesh, p, v): (usize, usize, usize)) -> Vec3 {
+    let s = app.doc.session.as_ref().unwrap();
+    let k = s.target.skeleton_index;
+    let before: usize = s.target.asset.meshes[..mesh]
+        .iter()
+        .filter(|m| m.skeleton == k)
+        .map(|m| m.primitives.len())
+        .sum();
+    app.view(1).scene.meshes[before + p].positions[v]
+}
+
+#[test]
+fn a_vrma_expression_plays_on_a_vrm_characters_face() {
+    // Real files: three-vrm's VRMA (its `happy` is 1 at 1.5 s) onto the robot made a VRM
+    // 1.0 whose `happy` expression binds its face's `Sad` morph.
+    let dir = tempfile::tempdir().unwrap();
+    let robot = std::fs::read(crate::common::asset_path("gltf/RobotExpressive.glb")).unwrap();
+    let vrm = dir.path().join("robot.vrm");
+    std::fs::write(&vrm, crate::common::file_variants::robot_as_vrm(&robot)).unwrap();
+    let launch = retarget_studio::app::Launch {
+        source: Some(crate::common::asset_path("vrm/three-vrm_test.vrma")),
+        target: Some(vrm),
+        ..Default::default()
+    };
+    let mut h = crate::common::editor::editor_launched(launch, Tab::BoneMap);
+    // The vertex the morph moves most (the face's first primitive has all-zero targets).
+    let (at, offset) = {
+        let t = &session(&h).target;
+        let happy = t
+            .asset
+            .curve_targets
+            .iter()
+            .find(|c| c.name == "happy")
+            .unwrap();
+        let bind = happy.binds[0];
+        let prims = &t.asset.meshes[bind.mesh].primitives;
+        let (p, v, d) = prims
+            .iter()
+            .enumerate()
+            .flat_map(|(p, prim)| {
+                let d = &prim.morphs[bind.morph].positions;
+                d.iter().enumerate().map(move |(v, d)| (p, v, d.length()))
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .unwrap();
+        ((bind.mesh, p, v), d)
+    };
+    assert!(offset > 0.0);
+    h.get_by_label("Curves (3)").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.get_by_label("happy target weight").value().as_deref(),
+        Some("happy")
+    );
+    let fps = h.state().clip_info().unwrap().fps;
+    go_to_frame(&mut h, (1.5 * fps).round() as usize);
+    let smiling = drawn_target_vertex(h.state(), at);
+    // The same frame with `happy` dropped: the face at rest.
+    h.state_mut()
+        .run(retarget_studio::app::command::Command::Edit(
+            retarget_studio::session::Edit::SetCurve {
+                source: "happy".into(),
+                target: None,
+            },
+        ));
+    h.run_steps(2);
+    let still = drawn_target_vertex(h.state(), at);
+    let moved = smiling.distance(still);
+    assert!(
+        moved > 0.1 * offset,
+        "the face moved {moved} (morph offset {offset})"
+    );
+}

@@ -175,3 +175,37 @@ fn the_command_line_chooses_a_curve_and_the_glb_has_its_weights_channel() {
     let bad = crate::common::cli(&["retarget", "--curve", "happy", "--out", "x.glb"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("SOURCE=TARGET"));
 }
+
+#[test]
+fn a_vrma_expression_plays_the_same_expression_on_a_vrm_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = std::fs::read(asset_path("gltf/RobotExpressive.glb")).unwrap();
+    let vrm = dir.path().join("robot.vrm");
+    std::fs::write(&vrm, crate::common::file_variants::robot_as_vrm(&robot)).unwrap();
+    let source = asset_path("vrm/three-vrm_test.vrma");
+    let session = Session::automatic(&source, &vrm, &ImportOptions::default()).unwrap();
+    let targets = session.target_curve_names();
+    for name in ["happy", "sad", "shock"] {
+        assert!(targets.iter().any(|t| t == name), "{name} in {targets:?}");
+    }
+    assert_eq!(
+        session.curve_map().0.target_of("happy"),
+        Some("happy"),
+        "by name"
+    );
+    let out = dir.path().join("happy.vrm");
+    export(&session, &out, ExportFormat::GlbWithCharacter);
+    let back = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
+    assert!(
+        back.curve_targets
+            .iter()
+            .any(|t| t.expression && t.name == "happy"),
+        "the VRM's expressions are kept"
+    );
+    // `happy` binds the face's `Sad` morph: its weights channel carries the expression.
+    let happy = curve(session.source_clip(None).unwrap(), "happy").clone();
+    let sad = curve(&back.clips[0].clip, "Sad");
+    for &t in happy.track.times() {
+        assert!((happy.sample(t) - sad.sample(t)).abs() < 1e-4, "at {t} s");
+    }
+}

@@ -19,6 +19,7 @@ pub mod bvh_variants;
 pub mod checks;
 pub mod controls;
 pub mod creatures;
+pub mod expressive_vrm;
 pub mod four_armed;
 pub mod glb;
 pub mod gltf_variants;
@@ -36,6 +37,7 @@ pub use bvh_layouts::{
 };
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
+pub use expressive_vrm::robot_as_vrm;
 pub use four_armed::four_armed;
 pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
 pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
