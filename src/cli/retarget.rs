@@ -47,6 +47,10 @@ pub struct RetargetArgs {
     /// joint, for Unreal's and Unity's root motion).
     #[arg(long, value_parser = parse_root_motion)]
     pub root_motion: Option<RootMotion>,
+    /// With --root-motion extract-to-root on a rig whose hips are its top joint: add a root
+    /// joint at the origin to carry the motion.
+    #[arg(long)]
+    pub add_root: bool,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
@@ -99,6 +103,9 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
             args.out.display()
         ),
     };
+    if args.add_root && args.root_motion != Some(RootMotion::ExtractToRoot) {
+        bail!("--add-root goes with --root-motion extract-to-root");
+    }
     crate::session::check_writable(&args.out)?;
     let progress = Progress::new(args.quiet);
     let mut session = args.open.session(&progress)?;
@@ -143,6 +150,7 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
             _ => None,
         },
         extract_root: args.root_motion == Some(RootMotion::ExtractToRoot),
+        add_root: args.add_root,
     };
     progress.count("retargeting", job.clips.len())?;
     // Every clip is retargeted before the first byte is written, so stopping between clips

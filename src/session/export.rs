@@ -64,6 +64,9 @@ pub struct ExportJob {
     /// Then move the hips' ground path and facing onto the target's root joint
     /// (`core::root_motion`), as engines' root motion wants.
     pub extract_root: bool,
+    /// With `extract_root`, on a rig whose hips are its top joint: add a root joint at the
+    /// origin to carry the motion (the files then hold the skeleton with it).
+    pub add_root: bool,
 }
 
 /// Key reduction tolerances as the user gives them.
@@ -108,6 +111,7 @@ impl Session {
     ) -> Result<ExportSummary, SessionError> {
         check_writable(&job.out)?;
         let map = job.root_motion.map(|mode| self.map_with_root_motion(mode));
+        let rooted = self.rooted_target(job)?;
         let mut clips = Vec::with_capacity(job.clips.len());
         let mut curve_notes = Vec::new();
         for (done, name) in job.clips.iter().enumerate() {
@@ -118,16 +122,29 @@ impl Session {
                 }
             }
             let clip = self.retarget_clip_with(name.as_deref(), job.fps, map.as_ref())?;
-            clips.push(match job.extract_root {
-                true => self.extracted_to_root(&clip)?,
-                false => clip,
+            clips.push(match (job.extract_root, &rooted) {
+                (true, Some(asset)) => self.extracted_to_added_root(&clip, asset)?,
+                (true, None) => self.extracted_to_root(&clip)?,
+                (false, _) => clip,
             });
             if !progress(done + 1) {
                 return Err(SessionError::Cancelled);
             }
         }
-        let mut summary = self.write_clips(clips, job)?;
+        let mut summary = match &rooted {
+            Some(asset) => self.write_clips_on(clips, job, asset)?,
+            None => self.write_clips(clips, job)?,
+        };
         summary.notes.splice(0..0, curve_notes);
+        if let Some(asset) = &rooted {
+            let s = &asset.skeletons[self.target.skeleton_index];
+            summary.notes.push(format!(
+                "a root joint '{}' was added at the origin above '{}' to carry the root \
+                 motion; the meshes are written as they were read",
+                s.names()[0],
+                s.names()[1]
+            ));
+        }
         Ok(summary)
     }
 
@@ -135,8 +152,19 @@ impl Session {
     /// job's clip names, frame rate and root motion are not looked at again.
     pub fn write_clips(
         &self,
+        clips: Vec<crate::core::Clip>,
+        job: &ExportJob,
+    ) -> Result<ExportSummary, SessionError> {
+        self.write_clips_on(clips, job, &self.target.asset)
+    }
+
+    /// As `write_clips`, onto `target` in place of the target's own asset (the target
+    /// with a root joint added).
+    fn write_clips_on(
+        &self,
         mut clips: Vec<crate::core::Clip>,
         job: &ExportJob,
+        target: &crate::io::Asset,
     ) -> Result<ExportSummary, SessionError> {
         let mut summary = ExportSummary {
             clips: clips.len(),
@@ -158,7 +186,8 @@ impl Session {
             summary.reduced = Some((before, after));
         }
         let t = &self.target;
-        let as_target = FbxExportOptions::as_target(&t.asset);
+        let skeleton = &target.skeletons[t.skeleton_index];
+        let as_target = FbxExportOptions::as_target(target);
         match job.format {
             ExportFormat::GlbWithCharacter | ExportFormat::GlbAnimationOnly => {
                 let content = if job.format == ExportFormat::GlbAnimationOnly {
@@ -172,7 +201,7 @@ impl Session {
                 };
                 let report = export_glb(
                     &t.path,
-                    &t.asset,
+                    target,
                     t.skeleton_index,
                     &clips,
                     &options,
@@ -193,7 +222,7 @@ impl Session {
                     fps: job.fps,
                     reduce: tolerance,
                 };
-                let report = export_fbx(&t.asset, t.skeleton_index, &clips, &options, &job.out)?;
+                let report = export_fbx(target, t.skeleton_index, &clips, &options, &job.out)?;
                 summary.files.push((report.path, report.bytes));
                 summary.keys = report.keys;
                 if tolerance.is_some() {
@@ -204,7 +233,7 @@ impl Session {
             ExportFormat::Bvh => {
                 for clip in &clips {
                     let file = per_clip_path(&job.out, &clip.name, clips.len());
-                    let report = export_bvh(t.skeleton(), clip, &bvh_options(t), &file)?;
+                    let report = export_bvh(skeleton, clip, &bvh_options(target), &file)?;
                     summary.keys += report.frames * report.joints;
                     summary.files.push((report.path, report.bytes));
                     summary.notes.extend(report.notes);
@@ -232,24 +261,75 @@ impl Session {
         map
     }
 
-    /// `clip` (retargeted onto the target) with its root motion on the target's root joint.
-    fn extracted_to_root(
-        &self,
-        clip: &crate::core::Clip,
-    ) -> Result<crate::core::Clip, SessionError> {
-        let hips = self
-            .map
+    /// The target with a root joint added, when the job extracts root motion onto one the
+    /// rig lacks and asks for it.
+    fn rooted_target(&self, job: &ExportJob) -> Result<Option<crate::io::Asset>, SessionError> {
+        if !(job.extract_root && job.add_root) {
+            return Ok(None);
+        }
+        let t = &self.target;
+        let hips = self.hips_target()?;
+        if crate::core::root_motion::root_of(t.skeleton(), hips).is_some() {
+            return Ok(None);
+        }
+        crate::io::added_root::with_root_joint(&t.asset, t.skeleton_index)
+            .map(Some)
+            .map_err(|reason| SessionError::RootMotion {
+                path: t.path.clone(),
+                reason,
+            })
+    }
+
+    /// The target joint the hips are mapped to.
+    fn hips_target(&self) -> Result<usize, SessionError> {
+        self.map
             .for_bone(crate::core::HumanBone::Hips)
             .map(|p| p.target)
             .ok_or_else(|| SessionError::RootMotion {
                 path: self.target.path.clone(),
                 reason: "its hips are not mapped".into(),
-            })?;
+            })
+    }
+
+    /// `clip` with a track for `rooted`'s added root, its root motion moved onto it.
+    fn extracted_to_added_root(
+        &self,
+        clip: &crate::core::Clip,
+        rooted: &crate::io::Asset,
+    ) -> Result<crate::core::Clip, SessionError> {
+        let hips = self.hips_target()? + 1;
+        let skeleton = &rooted.skeletons[self.target.skeleton_index];
+        let clip = crate::core::root_motion::clip_with_added_root(clip);
+        crate::core::root_motion::extract_to_root(
+            skeleton,
+            self.target.reference.container,
+            &clip,
+            hips,
+        )
+        .map_err(|e| SessionError::RootMotion {
+            path: self.target.path.clone(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// `clip` (retargeted onto the target) with its root motion on the target's root joint.
+    fn extracted_to_root(
+        &self,
+        clip: &crate::core::Clip,
+    ) -> Result<crate::core::Clip, SessionError> {
+        let hips = self.hips_target()?;
         let t = &self.target;
         crate::core::root_motion::extract_to_root(t.skeleton(), t.reference.container, clip, hips)
             .map_err(|e| SessionError::RootMotion {
                 path: t.path.clone(),
-                reason: e.to_string(),
+                reason: match e {
+                    crate::core::root_motion::RootMotionError::NoRootAboveHips { .. } => {
+                        format!(
+                            "{e}; one can be added at the origin (Add a root joint, --add-root)"
+                        )
+                    }
+                    e => e.to_string(),
+                },
             })
     }
 
@@ -308,11 +388,11 @@ fn per_clip_path(out: &Path, clip: &str, count: usize) -> PathBuf {
 
 /// A BVH target gets its own unit and up axis back (the same rig gives the same numbers);
 /// any other target is written Y-up in centimetres.
-fn bvh_options(target: &super::Side) -> BvhExportOptions {
-    if target.asset.format == crate::io::asset::Format::Bvh {
+fn bvh_options(target: &crate::io::Asset) -> BvhExportOptions {
+    if target.format == crate::io::asset::Format::Bvh {
         BvhExportOptions {
-            unit: target.asset.unit,
-            up: target.asset.up,
+            unit: target.unit,
+            up: target.up,
             ..BvhExportOptions::default()
         }
     } else {

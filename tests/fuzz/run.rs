@@ -145,6 +145,7 @@ fn retarget_and_export(
         reduce: (variant % 4 == 3).then(KeyReduction::default),
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     let mut with_out = names.to_vec();
     with_out.push(&out);

@@ -4,7 +4,8 @@
 
 use crate::clip::{Clip, Interpolation, JointTracks, Track};
 use crate::pose::Pose;
-use crate::skeleton::Skeleton;
+use crate::skeleton::{JointDef, Skeleton};
+use crate::transform::Transform;
 use glam::{Mat4, Quat, Vec3};
 use std::sync::Arc;
 
@@ -21,6 +22,37 @@ pub fn root_of(skeleton: &Skeleton, hips: usize) -> Option<usize> {
     let parents = skeleton.parents();
     let top = std::iter::successors(Some(hips), |&j| parents[j]).last()?;
     (top != hips).then_some(top)
+}
+
+/// `skeleton` with a joint added above its top joints at the container's origin (identity
+/// rest and bind), named `root` (or `root_2`, … when taken): a root for engines' root
+/// motion on a rig whose hips are its top joint. Joint `j` becomes joint `j + 1`.
+pub fn with_added_root(skeleton: &Skeleton) -> Skeleton {
+    let names = skeleton.names();
+    let name = std::iter::once("root".to_owned())
+        .chain((2..).map(|k| format!("root_{k}")))
+        .find(|n| !names.contains(n))
+        .expect("a free name");
+    let mut joints = vec![JointDef::new(name, None, Transform::IDENTITY)];
+    for j in 0..skeleton.len() {
+        joints.push(JointDef {
+            name: names[j].clone(),
+            parent: Some(skeleton.parents()[j].map_or(0, |p| p + 1)),
+            rest: skeleton.rest()[j],
+            bind: skeleton.bind()[j],
+            humanoid: skeleton.humanoid()[j],
+        });
+    }
+    Skeleton::new(skeleton.name.clone(), skeleton.container(), joints)
+        .expect("a valid skeleton with a root above it stays valid")
+}
+
+/// `clip` for [`with_added_root`]'s skeleton: the new root has no tracks.
+pub fn clip_with_added_root(clip: &Clip) -> Clip {
+    let mut tracks = Vec::with_capacity(clip.tracks().len() + 1);
+    tracks.push(JointTracks::default());
+    tracks.extend_from_slice(clip.tracks());
+    Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec())
 }
 
 /// `clip` (on `skeleton`, under `container`, world up +Y) with the root of `hips` keyed on
@@ -182,6 +214,45 @@ mod tests {
         let mut w = vec![Mat4::IDENTITY; s.len()];
         pose.world_matrices_under(s, container, &mut w);
         w
+    }
+
+    #[test]
+    fn an_added_root_carries_the_motion_of_a_rig_whose_hips_are_on_top() {
+        let (walker, clip) = walker();
+        // The walker without its root: hips on top, refused as it is.
+        let bare = Skeleton::new(
+            "bare",
+            Mat4::IDENTITY,
+            (1..walker.len())
+                .map(|j| {
+                    let parent = walker.parents()[j].and_then(|p| p.checked_sub(1));
+                    JointDef::new(walker.names()[j].clone(), parent, walker.rest()[j])
+                })
+                .collect(),
+        )
+        .unwrap();
+        let bare_clip = Clip::new("walk", clip.tracks()[1..].to_vec(), Some(10.0));
+        assert!(extract_to_root(&bare, Mat4::IDENTITY, &bare_clip, 0).is_err());
+        let rooted = with_added_root(&bare);
+        assert_eq!(rooted.names()[0], "root");
+        assert_eq!(rooted.parents()[1], Some(0));
+        let out = extract_to_root(
+            &rooted,
+            Mat4::IDENTITY,
+            &clip_with_added_root(&bare_clip),
+            1,
+        )
+        .unwrap();
+        let end = worlds(&rooted, &out, 1.0, Mat4::IDENTITY);
+        let hips = worlds(&bare, &bare_clip, 1.0, Mat4::IDENTITY)[0];
+        assert!(
+            end[1].abs_diff_eq(hips, 1e-5),
+            "the hips stay where they were"
+        );
+        let (root, under) = (end[0].w_axis, hips.w_axis);
+        assert!((root.x - under.x).abs() < 1e-5 && (root.z - under.z).abs() < 1e-5);
+        assert_eq!(root.y, 0.0, "on the ground");
+        assert_eq!(with_added_root(&rooted).names()[0], "root_2", "a free name");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Readers and writers. Depends on core, never on the app.
 
+pub mod added_root;
 pub mod asset;
 pub mod atomic;
 pub mod bvh_export;

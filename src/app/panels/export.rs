@@ -38,6 +38,8 @@ pub struct ExportForm {
     pub root_motion: Option<TranslationMode>,
     /// Move the hips' ground path and facing onto the root joint (engines' root motion).
     pub extract_root: bool,
+    /// ... adding a root joint at the origin when the rig has none above its hips.
+    pub add_root: bool,
 }
 
 impl ExportForm {
@@ -90,6 +92,7 @@ pub fn export_ui(
             reduce: form.reduce.then_some(form.tolerance),
             root_motion: form.root_motion,
             extract_root: form.extract_root,
+            add_root: form.add_root,
         }));
     }
 }
@@ -220,6 +223,13 @@ fn keys_and_root_ui(ui: &mut egui::Ui, form: &mut ExportForm) {
              so Unreal's and Unity's root motion move the character; the pelvis keeps its \
              height and sway",
         );
+    ui.add_enabled_ui(form.extract_root, |ui| {
+        ui.checkbox(&mut form.add_root, "Add a root joint if the rig has none")
+            .on_hover_text(
+                "On a rig whose hips are its top joint, a joint named root is added at the \
+                 origin above them to carry the motion",
+            );
+    });
 }
 
 /// The solve's mirror flag, shared with the Solve tab: an undoable edit of the project, so

@@ -248,6 +248,7 @@ impl StudioApp {
             reduce: None,
             root_motion: None,
             extract_root: false,
+            add_root: false,
         };
         self.export_with(job);
     }

@@ -216,6 +216,7 @@ fn make(
         reduce: None,
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     let written = session
         .write_clips(vec![clip], &job)

@@ -218,6 +218,7 @@ fn key_reduction_keeps_the_motion_within_tolerance_and_in_place_stays_put() {
         reduce,
         root_motion,
         extract_root: false,
+        add_root: false,
     };
     let full = session.export(&job("full.glb", None, None)).unwrap();
     let small = session

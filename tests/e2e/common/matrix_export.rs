@@ -184,6 +184,7 @@ pub fn export_case(
         reduce: None,
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     session.export(&job).map_err(|e| e.to_string())?;
     // The same retarget as FBX, which Blender's FBX importer must read as the GLB (or BVH).

@@ -36,6 +36,7 @@ pub fn worst_share(session: &Session, clip: &Clip, dir: &Path) -> Result<f32, St
             reduce: None,
             root_motion: None,
             extract_root: false,
+            add_root: false,
         };
         session
             .write_clips(vec![clip.clone()], &job)

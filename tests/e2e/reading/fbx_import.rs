@@ -424,6 +424,7 @@ fn fbx_works_as_source_and_as_target() {
         reduce: None,
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     session.export(&job).unwrap();
     let written = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();

@@ -66,6 +66,7 @@ fn retarget_to_bvh(source: &Path, clip: Option<&str>, target: &Path, out: &Path)
         reduce: None,
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     session.export(&job).unwrap();
     session

@@ -407,6 +407,7 @@ fn a_bvh_onto_itself_comes_back_in_its_own_unit_axes_and_offsets() {
             reduce: None,
             root_motion: None,
             extract_root: false,
+            add_root: false,
         };
         session.export(&job).unwrap();
         let (a, b) = (

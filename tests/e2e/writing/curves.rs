@@ -23,6 +23,7 @@ fn export(session: &Session, out: &Path, format: ExportFormat) -> Vec<String> {
         reduce: None,
         root_motion: None,
         extract_root: false,
+        add_root: false,
     };
     session.export(&job).unwrap().notes
 }

@@ -10,16 +10,27 @@ use retarget_studio::session::{ExportFormat, ExportJob, Session, SessionError};
 use std::path::Path;
 
 fn export(session: &Session, out: &Path, extract_root: bool) -> Result<(), SessionError> {
+    export_as(session, out, extract_root, false).map(|_| ())
+}
+
+fn export_as(
+    session: &Session,
+    out: &Path,
+    extract_root: bool,
+    add_root: bool,
+) -> Result<Vec<String>, SessionError> {
+    let format = ExportFormat::from_path(out, false).unwrap();
     let job = ExportJob {
-        format: ExportFormat::GlbWithCharacter,
+        format,
         clips: vec![None],
         fps: None,
         out: out.to_path_buf(),
         reduce: None,
         root_motion: None,
         extract_root,
+        add_root,
     };
-    session.export(&job).map(|_| ())
+    session.export(&job).map(|s| s.notes)
 }
 
 fn reload(path: &Path) -> Asset {
@@ -104,5 +115,50 @@ fn a_rig_whose_hips_are_its_top_joint_is_refused_naming_the_file() {
         e.contains("CesiumMan.glb") && e.contains("no root joint above the hips"),
         "{e}"
     );
+    assert!(e.contains("--add-root"), "says how to get one: {e}");
     assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn a_root_joint_added_at_the_origin_carries_the_walk_in_glb_and_fbx() {
+    let session = walk_onto("gltf/CesiumMan.glb");
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.glb");
+    export(&session, &plain, false).unwrap();
+    let (_, before) = motion(&reload(&plain));
+    for file in ["root.glb", "root.fbx"] {
+        let out = dir.path().join(file);
+        let notes = export_as(&session, &out, true, true).unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("root joint 'root' was added")),
+            "{notes:?}"
+        );
+        let back = reload(&out);
+        let (s, after) = motion(&back);
+        assert_eq!(s.names()[0], "root");
+        assert_eq!(s.len(), session.target.skeleton().len() + 1);
+        assert!(!back.meshes.is_empty(), "{file}: the character's meshes");
+        let hips = s.parents().iter().position(|p| *p == Some(0)).unwrap();
+        let (first, last) = (after[0][0], after[after.len() - 1][0]);
+        assert!(
+            first.distance(last) > 0.5,
+            "{file}: the root travels {first} to {last}"
+        );
+        for (frame, (a, b)) in after.iter().zip(&before).enumerate() {
+            let under = b[hips - 1];
+            assert!(a[0].y.abs() < 1e-3, "{file}: the root is on the ground");
+            assert!(
+                Vec3::new(a[0].x - under.x, 0.0, a[0].z - under.z).length() < 1e-3,
+                "{file} frame {frame}: the root is under the pelvis"
+            );
+            for j in 1..s.len() {
+                assert!(
+                    a[j].distance(b[j - 1]) < 1e-4,
+                    "{file} frame {frame}: joint {j} moved"
+                );
+            }
+        }
+    }
 }
