@@ -34,9 +34,9 @@ pub fn with_added_root(skeleton: &Skeleton) -> Skeleton {
         .find(|n| !names.contains(n))
         .expect("a free name");
     let mut joints = vec![JointDef::new(name, None, Transform::IDENTITY)];
-    for j in 0..skeleton.len() {
+    for (j, name) in names.iter().enumerate() {
         joints.push(JointDef {
-            name: names[j].clone(),
+            name: name.clone(),
             parent: Some(skeleton.parents()[j].map_or(0, |p| p + 1)),
             rest: skeleton.rest()[j],
             bind: skeleton.bind()[j],
