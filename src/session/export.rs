@@ -69,6 +69,23 @@ pub struct ExportJob {
     pub add_root: bool,
 }
 
+impl ExportJob {
+    /// The session's current clip to `out` in `format`, at its own rate, keys as solved,
+    /// root motion as mapped.
+    pub fn to(format: ExportFormat, out: impl Into<PathBuf>) -> Self {
+        Self {
+            format,
+            clips: vec![None],
+            fps: None,
+            out: out.into(),
+            reduce: None,
+            root_motion: None,
+            extract_root: false,
+            add_root: false,
+        }
+    }
+}
+
 /// Key reduction tolerances as the user gives them.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KeyReduction {

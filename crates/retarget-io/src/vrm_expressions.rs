@@ -32,11 +32,7 @@ pub fn curve_targets(
                 continue;
             };
             for (name, expression) in map {
-                let binds = expression
-                    .get("morphTargetBinds")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let binds = items(expression, "morphTargetBinds");
                 let mut read = Vec::new();
                 for bind in binds {
                     let node = index(bind, "node");
@@ -77,11 +73,7 @@ pub fn curve_targets(
                     continue;
                 }
             };
-            let binds = group
-                .get("binds")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
+            let binds = items(group, "binds");
             let mut read = Vec::new();
             for bind in binds {
                 let mesh = index(bind, "mesh");
@@ -207,6 +199,15 @@ pub fn animated(doc: &gltf::Document) -> AnimatedExpressions {
         .and_then(|l| index(l, "node"))
         .filter(|&n| n < nodes);
     out
+}
+
+/// The array under `key`, empty when there is none.
+fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -24,20 +24,12 @@ pub fn worst_share(session: &Session, clip: &Clip, dir: &Path) -> Result<f32, St
         .enumerate()
     {
         let out = dir.join(format!("case{n}.fbx"));
-        let job = ExportJob {
-            format: ExportFormat::Fbx(FbxSettings {
-                animation_only: true,
-                unit,
-                up,
-            }),
-            clips: vec![None],
-            fps: None,
-            out: out.clone(),
-            reduce: None,
-            root_motion: None,
-            extract_root: false,
-            add_root: false,
+        let settings = FbxSettings {
+            animation_only: true,
+            unit,
+            up,
         };
+        let job = ExportJob::to(ExportFormat::Fbx(settings), &out);
         session
             .write_clips(vec![clip.clone()], &job)
             .map_err(|e| e.to_string())?;

@@ -15,17 +15,7 @@ fn vrma_onto(target: &str) -> Session {
 }
 
 fn export(session: &Session, out: &Path, format: ExportFormat) -> Vec<String> {
-    let job = ExportJob {
-        format,
-        clips: vec![None],
-        fps: None,
-        out: out.to_path_buf(),
-        reduce: None,
-        root_motion: None,
-        extract_root: false,
-        add_root: false,
-    };
-    session.export(&job).unwrap().notes
+    session.export(&ExportJob::to(format, out)).unwrap().notes
 }
 
 fn curve<'c>(clip: &'c Clip, name: &str) -> &'c retarget_studio::core::Curve {

@@ -21,14 +21,9 @@ fn export_as(
 ) -> Result<Vec<String>, SessionError> {
     let format = ExportFormat::from_path(out, false).unwrap();
     let job = ExportJob {
-        format,
-        clips: vec![None],
-        fps: None,
-        out: out.to_path_buf(),
-        reduce: None,
-        root_motion: None,
         extract_root,
         add_root,
+        ..ExportJob::to(format, out)
     };
     session.export(&job).map(|s| s.notes)
 }
