@@ -6,7 +6,7 @@ use crate::finite;
 use crate::mutate::Format;
 use retarget_studio::io::{ImportOptions, load};
 use retarget_studio::session::{
-    ExportFormat, ExportJob, KeyReduction, Session, SessionError, Side, SideRole,
+    ExportFormat, ExportJob, FbxSettings, KeyReduction, Session, SessionError, Side, SideRole,
 };
 use std::path::{Path, PathBuf};
 
@@ -131,10 +131,18 @@ fn retarget_and_export(
     if let Some(p) = finite::clip(&clip).or_else(|| finite::poses(target, &clip)) {
         return Err(Err(format!("retargeted to a non-finite value: {p}")));
     }
-    let (format, ext) = match variant % 3 {
+    let fbx = |animation_only| {
+        ExportFormat::Fbx(FbxSettings {
+            animation_only,
+            ..FbxSettings::default()
+        })
+    };
+    let (format, ext) = match variant % 5 {
         0 => (ExportFormat::Bvh, "bvh"),
         1 => (ExportFormat::GlbAnimationOnly, "glb"),
-        _ => (ExportFormat::GlbWithCharacter, "glb"),
+        2 => (ExportFormat::GlbWithCharacter, "glb"),
+        3 => (fbx(true), "fbx"),
+        _ => (fbx(false), "fbx"),
     };
     let out = case.with_file_name(format!("fuzz-out.{ext}"));
     let job = ExportJob {
