@@ -7,7 +7,7 @@ use crate::error::Problem;
 pub(super) const OLDEST_VERSION: u32 = 6100;
 
 /// The deepest node hierarchy read; ufbx refuses a deeper one.
-pub(super) const NODE_DEPTH_LIMIT: u32 = 1024;
+pub(crate) const NODE_DEPTH_LIMIT: u32 = 1024;
 
 /// Parses `bytes` as FBX, converted to glTF's space: +Y up, +Z front, right-handed, metres.
 /// The conversion sits in the scene root's transform (`TransformRoot`), so every node's

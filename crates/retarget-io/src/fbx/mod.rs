@@ -6,6 +6,8 @@
 mod clips;
 mod convert;
 mod load;
+
+pub(crate) use load::NODE_DEPTH_LIMIT;
 mod meshes;
 mod skeleton;
 #[cfg(test)]

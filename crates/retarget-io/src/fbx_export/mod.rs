@@ -94,6 +94,13 @@ pub fn export_fbx(
             )));
         }
     }
+    let limit = crate::fbx::NODE_DEPTH_LIMIT as usize;
+    if let Some(depth) = depth_past(s, limit) {
+        return Err(invalid(format!(
+            "skeleton '{}' is {depth} joints deep; FBX readers (ufbx) take at most {limit}",
+            s.name
+        )));
+    }
     let mut notes = Vec::new();
     let frame = FileFrame::new(s, options.unit, options.up, clips);
     if frame.bakes_container() {
@@ -156,6 +163,15 @@ pub fn export_fbx(
         repaired_vertices: 0,
         notes,
     })
+}
+
+/// The skeleton's depth (joints on its longest chain) when it passes `limit`.
+fn depth_past(s: &Skeleton, limit: usize) -> Option<usize> {
+    let mut depth = vec![0usize; s.len()];
+    for (j, parent) in s.parents().iter().enumerate() {
+        depth[j] = parent.map_or(1, |p| depth[p] + 1);
+    }
+    depth.into_iter().max().filter(|&d| d > limit)
 }
 
 /// A NodeAttribute and a Model per joint, each model under its parent's (the top joints

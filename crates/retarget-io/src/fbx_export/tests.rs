@@ -254,3 +254,25 @@ fn an_unwritable_path_is_an_error_naming_it_and_leaves_no_file() {
     assert!(e.to_string().contains("out.fbx"), "{e}");
     assert!(!out.exists());
 }
+
+#[test]
+fn a_skeleton_deeper_than_readers_take_is_refused_before_writing() {
+    let limit = crate::fbx::NODE_DEPTH_LIMIT as usize;
+    let joints = (0..limit + 1)
+        .map(|j| {
+            let parent = j.checked_sub(1);
+            JointDef::new(
+                format!("j{j}"),
+                parent,
+                Transform::from_translation(Vec3::Y),
+            )
+        })
+        .collect();
+    let (mut asset, _) = spinning(Mat4::IDENTITY);
+    asset.skeletons[0] = Skeleton::new("chain", Mat4::IDENTITY, joints).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("deep.fbx");
+    let e = export_fbx(&asset, 0, &[], &FbxExportOptions::as_target(&asset), &out).unwrap_err();
+    assert!(e.to_string().contains("1025 joints deep"), "{e}");
+    assert!(!out.exists());
+}
