@@ -84,6 +84,7 @@ pub(super) fn push_meshes(
     if meshes.is_empty() {
         return Ok(written);
     }
+    let links = bind_links(skeleton, frame)?;
     let binding = Binding {
         skeleton,
         models,
@@ -93,7 +94,7 @@ pub(super) fn push_meshes(
             .iter()
             .map(|m| m.as_dmat4())
             .collect(),
-        links: file_worlds(skeleton, frame),
+        links,
         fallback: skeleton
             .parents()
             .iter()
@@ -267,6 +268,49 @@ fn bind_pose(id: i64, name: &str, model: i64, binding: &Binding) -> Node {
         );
     }
     node
+}
+
+/// The joints' bind worlds in the file. The bind pose and every cluster hold them and their
+/// inverses, and a reader refuses a joint it cannot invert (a zero scale): no file is
+/// written with one.
+fn bind_links(skeleton: &Skeleton, frame: &FileFrame) -> Result<Vec<DMat4>, String> {
+    let links = file_worlds(skeleton, frame);
+    for (j, link) in links.iter().enumerate() {
+        let det = link.determinant();
+        if !det.is_finite() || det.abs() < 1e-30 {
+            return Err(format!(
+                "joint '{}' has a bind pose that cannot be inverted (zero scale)",
+                skeleton.names()[j]
+            ));
+        }
+    }
+    Ok(links)
+}
+
+/// A BindPose of the joints alone, for a file without meshes: readers take the skeleton's
+/// bind from it, not from its rest (which may hide a joint at zero scale).
+pub(super) fn skeleton_bind_pose(
+    skeleton: &Skeleton,
+    frame: &FileFrame,
+    models: &[i64],
+    ids: &mut Ids,
+) -> Result<Node, String> {
+    let links = bind_links(skeleton, frame)?;
+    let mut node = Node::new("Pose")
+        .attr(ids.next())
+        .attr(object_name(&skeleton.name, "Pose"))
+        .attr("BindPose")
+        .value("Type", "BindPose")
+        .value("Version", 100)
+        .value("NbPoseNodes", models.len() as i32);
+    for (&m, link) in models.iter().zip(&links) {
+        node.push(
+            Node::new("PoseNode")
+                .value("Node", m)
+                .value("Matrix", matrix(*link)),
+        );
+    }
+    Ok(node)
 }
 
 /// The joints' bind worlds in the file, composed from their locals as written.

@@ -124,6 +124,9 @@ pub fn export_fbx(
         connections.extend(written.connections);
         notes.extend(written.notes);
     }
+    if !objects.iter().any(|o| o.name == "Pose") {
+        objects.push(mesh::skeleton_bind_pose(s, &frame, &models, &mut ids).map_err(invalid)?);
+    }
     let keying = Keying {
         fps: options.fps,
         reduce: options.reduce,
