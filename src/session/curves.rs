@@ -76,7 +76,8 @@ impl Session {
         }
         let (map, missing) = self.curve_map();
         notes.extend(missing);
-        let (curves, dropped) = map.transfer(source.curves());
+        let (mut curves, mut dropped) = map.transfer(source.curves());
+        self.gaze_onto_look_expressions(source, &mut curves, &mut dropped);
         if !dropped.is_empty() {
             notes.push(format!(
                 "clip '{}': curves that drive no weight of the target were dropped: {}",
@@ -85,5 +86,53 @@ impl Session {
             ));
         }
         (curves, notes)
+    }
+
+    /// A VRMA's gaze (`lookAt.yaw`, `lookAt.pitch`, degrees) onto a VRM's look expressions
+    /// when the map left it unplaced: `lookLeft` takes the yaw to the character's left,
+    /// `lookRight` the other way, `lookDown`/`lookUp` the pitch, each at 1 by 90° (VRM's
+    /// default range map).
+    fn gaze_onto_look_expressions(
+        &self,
+        source: &Clip,
+        curves: &mut Vec<Curve>,
+        dropped: &mut Vec<String>,
+    ) {
+        let has = |curves: &[Curve], name: &str| {
+            self.target
+                .asset
+                .curve_targets
+                .iter()
+                .any(|t| t.expression && t.name == name)
+                && !curves.iter().any(|c| c.name == name)
+        };
+        let pairs = [
+            ("lookAt.yaw", "lookLeft", "lookRight"),
+            ("lookAt.pitch", "lookDown", "lookUp"),
+        ];
+        for (gaze, positive, negative) in pairs {
+            let Some(at) = dropped.iter().position(|d| d == gaze) else {
+                continue;
+            };
+            let Some(curve) = source.curves().iter().find(|c| c.name == gaze) else {
+                continue;
+            };
+            if !(has(curves, positive) && has(curves, negative)) {
+                continue;
+            }
+            for (name, sign) in [(positive, 1.0f32), (negative, -1.0)] {
+                let times = curve.track.times().to_vec();
+                let values = times
+                    .iter()
+                    .map(|&t| (sign * curve.sample(t) / 90.0).clamp(0.0, 1.0))
+                    .collect();
+                if let Ok(track) =
+                    crate::core::Track::new(times, values, crate::core::Interpolation::Linear)
+                {
+                    curves.push(Curve::new(name, track));
+                }
+            }
+            dropped.remove(at);
+        }
     }
 }

@@ -193,6 +193,15 @@ fn a_vrma_expression_plays_the_same_expression_on_a_vrm_character() {
             .any(|t| t.expression && t.name == "happy"),
         "the VRM's expressions are kept"
     );
+    // The VRMA's gaze turns to the character's left (90° at 2.5 s): `lookLeft` (on `Angry`)
+    // takes it, at 1 by 90°, and `lookRight` stays 0.
+    let yaw = curve(session.source_clip(None).unwrap(), "lookAt.yaw").clone();
+    let angry = curve(&back.clips[0].clip, "Angry");
+    for &t in yaw.track.times() {
+        let want = (yaw.sample(t) / 90.0).clamp(0.0, 1.0);
+        assert!((angry.sample(t) - want).abs() < 1e-4, "lookLeft at {t} s");
+    }
+    assert!(yaw.sample(2.5) > 80.0, "the clip looks left");
     // `happy` binds the face's `Sad` morph: its weights channel carries the expression.
     let happy = curve(session.source_clip(None).unwrap(), "happy").clone();
     let sad = curve(&back.clips[0].clip, "Sad");

@@ -6,7 +6,9 @@
 use super::glb::Glb;
 use serde_json::{Value, json};
 
-/// `happy` moves `Sad` fully, `sad` half, and a custom `shock` moves `Surprised`.
+/// `happy` moves `Sad` fully, `sad` half, a custom `shock` moves `Surprised`, and the look
+/// expressions (`lookLeft` on `Angry`, `lookRight` a fifth of `Surprised`, up and down on
+/// nothing) take a gaze.
 pub fn robot_as_vrm(robot: &[u8]) -> Vec<u8> {
     let mut glb = Glb::parse(robot);
     let node = |glb: &Glb, name: &str, mesh: bool| -> usize {
@@ -59,7 +61,14 @@ pub fn robot_as_vrm(robot: &[u8]) -> Vec<u8> {
             },
             "humanoid": { "humanBones": human },
             "expressions": {
-                "preset": { "happy": bind(2, 1.0), "sad": bind(2, 0.5) },
+                "preset": {
+                    "happy": bind(2, 1.0),
+                    "sad": bind(2, 0.5),
+                    "lookLeft": bind(0, 1.0),
+                    "lookRight": bind(1, 0.2),
+                    "lookUp": { "morphTargetBinds": [] },
+                    "lookDown": { "morphTargetBinds": [] }
+                },
                 "custom": { "shock": bind(1, 1.0) }
             }
         }
