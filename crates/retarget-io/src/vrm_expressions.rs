@@ -24,35 +24,27 @@ pub fn curve_targets(
 ) -> Vec<CurveTarget> {
     let mut out = Expressions::default();
     if let Some(ext) = doc.extension_value("VRMC_vrm") {
-        for group in ["preset", "custom"] {
-            let Some(map) = ext
-                .pointer(&format!("/expressions/{group}"))
-                .and_then(Value::as_object)
-            else {
-                continue;
-            };
-            for (name, expression) in map {
-                let binds = items(expression, "morphTargetBinds");
-                let mut read = Vec::new();
-                for bind in binds {
-                    let node = index(bind, "node");
-                    let morph = index(bind, "index");
-                    let weight = bind.get("weight").and_then(Value::as_f64).unwrap_or(1.0);
-                    let slots: Vec<usize> = match node {
-                        Some(node) => (0..meshes.len())
-                            .filter(|&i| meshes[i].node == node)
-                            .collect(),
-                        None => Vec::new(),
-                    };
-                    bind_slots(&mut read, meshes, &slots, morph, weight as f32, || {
-                        format!("node {node:?}")
-                    })
-                    .unwrap_or_else(|why| {
-                        out.skipped.push(format!("{name} ({why})"));
-                    });
-                }
-                out.add(name, read);
+        for (name, expression) in expressions(ext) {
+            let binds = items(expression, "morphTargetBinds");
+            let mut read = Vec::new();
+            for bind in binds {
+                let node = index(bind, "node");
+                let morph = index(bind, "index");
+                let weight = bind.get("weight").and_then(Value::as_f64).unwrap_or(1.0);
+                let slots: Vec<usize> = match node {
+                    Some(node) => (0..meshes.len())
+                        .filter(|&i| meshes[i].node == node)
+                        .collect(),
+                    None => Vec::new(),
+                };
+                bind_slots(&mut read, meshes, &slots, morph, weight as f32, || {
+                    format!("node {node:?}")
+                })
+                .unwrap_or_else(|why| {
+                    out.skipped.push(format!("{name} ({why})"));
+                });
             }
+            out.add(name, read);
         }
     } else if let Some(ext) = doc.extension_value("VRM") {
         let groups = ext
@@ -181,17 +173,9 @@ pub fn animated(doc: &gltf::Document) -> AnimatedExpressions {
         return out;
     };
     let nodes = doc.nodes().len();
-    for group in ["preset", "custom"] {
-        let Some(map) = ext
-            .pointer(&format!("/expressions/{group}"))
-            .and_then(Value::as_object)
-        else {
-            continue;
-        };
-        for (name, e) in map {
-            if let Some(node) = index(e, "node").filter(|&n| n < nodes) {
-                out.nodes.entry(node).or_insert_with(|| name.clone());
-            }
+    for (name, e) in expressions(ext) {
+        if let Some(node) = index(e, "node").filter(|&n| n < nodes) {
+            out.nodes.entry(node).or_insert_with(|| name.clone());
         }
     }
     out.look_at = ext
@@ -199,6 +183,16 @@ pub fn animated(doc: &gltf::Document) -> AnimatedExpressions {
         .and_then(|l| index(l, "node"))
         .filter(|&n| n < nodes);
     out
+}
+
+/// Every expression of a VRM 1.0 or VRMA extension, presets first, by name.
+fn expressions(ext: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    ["preset", "custom"].into_iter().flat_map(move |group| {
+        ext.pointer(&format!("/expressions/{group}"))
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+    })
 }
 
 /// The array under `key`, empty when there is none.
