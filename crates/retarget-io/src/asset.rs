@@ -255,6 +255,28 @@ pub struct Asset {
 }
 
 impl Asset {
+    /// The name of each morph of `meshes[mesh]`: the curve target that moves it alone (a
+    /// morph target of the file), else `<mesh>.<k>`.
+    pub fn morph_names(&self, mesh: usize) -> Vec<String> {
+        let m = &self.meshes[mesh];
+        let count = m
+            .primitives
+            .iter()
+            .map(|p| p.morphs.len())
+            .max()
+            .unwrap_or(0);
+        (0..count)
+            .map(|k| {
+                self.curve_targets
+                    .iter()
+                    .find(|t| {
+                        !t.expression && t.binds.iter().any(|b| b.mesh == mesh && b.morph == k)
+                    })
+                    .map_or_else(|| format!("{}.{k}", m.name), |t| t.name.clone())
+            })
+            .collect()
+    }
+
     pub fn clips_of(&self, skeleton: usize) -> impl Iterator<Item = &Clip> {
         self.clips
             .iter()

@@ -209,3 +209,48 @@ fn a_vrma_expression_plays_the_same_expression_on_a_vrm_character() {
         assert!((happy.sample(t) - sad.sample(t)).abs() < 1e-4, "at {t} s");
     }
 }
+
+#[test]
+fn an_fbx_targets_blend_shapes_become_the_glbs_morph_targets_and_play_the_curve() {
+    let mut session = vrma_onto("fbx/RobotExpressive.fbx");
+    assert_eq!(session.target_curve_names(), ["Angry", "Surprised", "Sad"]);
+    session
+        .apply_edit(&Edit::SetCurve {
+            source: "happy".into(),
+            target: Some("Sad".into()),
+        })
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("robot.glb");
+    let notes = export(&session, &out, ExportFormat::GlbWithCharacter);
+    assert!(
+        notes.iter().any(|n| n.contains("morph targets")),
+        "{notes:?}"
+    );
+    let back = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
+    let names: Vec<&str> = back.curve_targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Angry", "Surprised", "Sad"],
+        "named as the FBX's channels"
+    );
+    let happy = curve(session.source_clip(None).unwrap(), "happy").clone();
+    let sad = curve(&back.clips[0].clip, "Sad");
+    for &t in happy.track.times() {
+        assert!((happy.sample(t) - sad.sample(t)).abs() < 1e-4, "at {t} s");
+    }
+    // The shapes themselves: the same offsets as the FBX's, vertex for vertex.
+    let fbx = &session.target.asset;
+    let (a, b) = (&fbx.meshes, &back.meshes);
+    assert_eq!(a.len(), b.len());
+    for (ma, mb) in a.iter().zip(b) {
+        for (pa, pb) in ma.primitives.iter().zip(&mb.primitives) {
+            assert_eq!(pa.morphs.len(), pb.morphs.len(), "{}", ma.name);
+            for (da, db) in pa.morphs.iter().zip(&pb.morphs) {
+                for (x, y) in da.positions.iter().zip(&db.positions) {
+                    assert!(x.distance(*y) < 1e-5, "{}: {x} vs {y}", ma.name);
+                }
+            }
+        }
+    }
+}

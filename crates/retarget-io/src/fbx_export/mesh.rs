@@ -122,7 +122,7 @@ pub(super) fn push_meshes(
             bases: &merged.bases,
             maps: &merged.maps,
         };
-        let names = shapes::morph_names(asset, index);
+        let names = asset.morph_names(index);
         let channels = shapes::push_shapes(mesh, &names, &placement, geometry, ids, &mut written);
         written
             .channels

@@ -109,29 +109,6 @@ fn offsets(mesh: &SkinnedMesh, k: usize, at: &Placement) -> (Vec<i32>, Vec<f64>,
     (indexes, vertices, normals)
 }
 
-/// The name of each morph of `asset.meshes[mesh]`: the weight that moves it alone (a morph
-/// target of the file), else none.
-pub(super) fn morph_names(asset: &Asset, mesh: usize) -> Vec<String> {
-    let count = asset.meshes[mesh]
-        .primitives
-        .iter()
-        .map(|p| p.morphs.len())
-        .max()
-        .unwrap_or(0);
-    (0..count)
-        .map(|k| {
-            asset
-                .curve_targets
-                .iter()
-                .find(|t| !t.expression && t.binds.iter().any(|b| b.mesh == mesh && b.morph == k))
-                .map_or_else(
-                    || format!("{}.{k}", asset.meshes[mesh].name),
-                    |t| t.name.clone(),
-                )
-        })
-        .collect()
-}
-
 /// The curves of `clip` that move morph `morph` of `asset.meshes[mesh]`, each with the
 /// weight its bind gives it.
 pub(super) fn movers<'c>(

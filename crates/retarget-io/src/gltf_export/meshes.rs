@@ -4,7 +4,7 @@
 //! its inverse bind matrices are its own (`joint_from_mesh`).
 
 use super::bin::Extra;
-use crate::asset::{AlphaMode, BaseColorTexture, MeshPrimitive, SkinnedMesh, TextureWrap};
+use crate::asset::{AlphaMode, Asset, BaseColorTexture, MeshPrimitive, TextureWrap};
 use gltf::json::accessor::Type;
 use gltf::json::buffer::Target;
 use gltf::json::image::MimeType;
@@ -16,24 +16,28 @@ use gltf::json::{self, Index, Root};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Adds every mesh as a node at the scene's top, skinned over `joint_nodes`. Returns the
-/// mesh nodes.
+/// Adds each mesh `asset.meshes[i]` (`i` of `indices`) as a node at the scene's top, skinned
+/// over `joint_nodes`, with its morph targets. Returns each mesh's node (`None`: it had no
+/// triangles and was left out).
 pub(super) fn push_meshes(
     root: &mut Root,
     extra: &mut Extra,
-    meshes: &[SkinnedMesh],
+    (asset, indices): (&Asset, &[usize]),
     joint_nodes: &[u32],
-) -> Vec<Index<json::Node>> {
+) -> Vec<Option<Index<json::Node>>> {
     let mut images: Vec<(*const crate::EncodedImage, Index<json::Texture>)> = Vec::new();
     let mut nodes = Vec::new();
-    for mesh in meshes {
+    for &i in indices {
+        let mesh = &asset.meshes[i];
+        let names = asset.morph_names(i);
         let primitives = mesh
             .primitives
             .iter()
             .filter(|p| !p.positions.is_empty() && !p.indices.is_empty())
-            .map(|p| primitive(root, extra, p, &mut images))
+            .map(|p| primitive(root, extra, p, names.len(), &mut images))
             .collect::<Vec<_>>();
         if primitives.is_empty() {
+            nodes.push(None);
             continue;
         }
         let ibm: Vec<f32> = mesh
@@ -54,27 +58,39 @@ pub(super) fn push_meshes(
             name: Some(mesh.name.clone()),
             skeleton: None,
         });
+        let morphs = !names.is_empty();
+        let weights = (0..names.len())
+            .map(|k| mesh.morph_weights.get(k).copied().unwrap_or(0.0))
+            .collect();
         let m = root.push(json::Mesh {
             extensions: None,
-            extras: Default::default(),
+            extras: morphs
+                .then(|| {
+                    serde_json::value::to_raw_value(&serde_json::json!({ "targetNames": names }))
+                        .ok()
+                })
+                .flatten(),
             name: Some(mesh.name.clone()),
             primitives,
-            weights: None,
+            weights: morphs.then_some(weights),
         });
-        nodes.push(root.push(json::Node {
+        nodes.push(Some(root.push(json::Node {
             name: Some(mesh.name.clone()),
             mesh: Some(m),
             skin: Some(skin),
             ..Default::default()
-        }));
+        })));
     }
     nodes
 }
 
+/// One primitive; `morphs` targets (its own, zero offsets past them: every primitive of a
+/// glTF mesh has as many).
 fn primitive(
     root: &mut Root,
     extra: &mut Extra,
     p: &MeshPrimitive,
+    morphs: usize,
     images: &mut Vec<(*const crate::EncodedImage, Index<json::Texture>)>,
 ) -> json::mesh::Primitive {
     let flat3 = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
@@ -111,8 +127,39 @@ fn primitive(
         indices: Some(indices),
         material: Some(material),
         mode: Checked::Valid(Mode::Triangles),
-        targets: None,
+        targets: (morphs > 0).then(|| morph_targets(root, extra, p, morphs)),
     }
+}
+
+/// The primitive's morph targets as POSITION (with the min and max glTF requires) and, when
+/// it has them, NORMAL offsets; a morph it lacks is all zeros.
+fn morph_targets(
+    root: &mut Root,
+    extra: &mut Extra,
+    p: &MeshPrimitive,
+    count: usize,
+) -> Vec<json::mesh::MorphTarget> {
+    let n = p.positions.len();
+    let offsets = |v: &[glam::Vec3]| -> Vec<f32> {
+        (0..n)
+            .flat_map(|i| v.get(i).copied().unwrap_or_default().to_array())
+            .collect()
+    };
+    (0..count)
+        .map(|k| {
+            let morph = p.morphs.get(k);
+            let positions = morph.map_or_else(|| vec![0.0; n * 3], |m| offsets(&m.positions));
+            let positions = extra.push_f32(root, &positions, Type::Vec3, true, None);
+            let normals = morph
+                .filter(|m| m.normals.len() == n && p.normals.len() == n)
+                .map(|m| extra.push_f32(root, &offsets(&m.normals), Type::Vec3, false, None));
+            json::mesh::MorphTarget {
+                positions: Some(positions),
+                normals,
+                tangents: None,
+            }
+        })
+        .collect()
 }
 
 /// Joint indices and weights, each vertex's weights summing to one as glTF requires (a

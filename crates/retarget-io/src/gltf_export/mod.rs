@@ -90,14 +90,10 @@ pub fn export_glb(
     let built = match options.content {
         // A character read from another format (FBX): its meshes as the importer read them.
         GlbContent::WithCharacter if target.joint_nodes.is_empty() && !target.meshes.is_empty() => {
-            let meshes: Vec<_> = target
-                .meshes
-                .iter()
-                .filter(|m| m.skeleton == skeleton)
-                .cloned()
+            let meshes: Vec<usize> = (0..target.meshes.len())
+                .filter(|&m| target.meshes[m].skeleton == skeleton)
                 .collect();
-            note_unwritten_curves(clips, &mut notes);
-            rig::build(s, &meshes, clips)
+            rig::build(s, Some((target, &meshes)), clips)
         }
         GlbContent::WithCharacter => {
             let nodes = joint_nodes(target, skeleton).map_err(fail)?;
@@ -120,7 +116,7 @@ pub fn export_glb(
         }
         GlbContent::AnimationOnly => {
             note_unwritten_curves(clips, &mut notes);
-            rig::build(s, &[], clips)
+            rig::build(s, None, clips)
         }
     }
     .map_err(fail)?;
@@ -167,7 +163,7 @@ fn json_bytes(root: &gltf::json::Root) -> Result<Vec<u8>, String> {
     serde_json::to_vec(&value).map_err(|e| e.to_string())
 }
 
-/// Curves need the target's own morph targets, which only a glTF target's file carries.
+/// Curves need the target's meshes and their morph targets.
 fn note_unwritten_curves(clips: &[Clip], notes: &mut Vec<String>) {
     let names: Vec<String> = clips
         .iter()
@@ -176,8 +172,7 @@ fn note_unwritten_curves(clips: &[Clip], notes: &mut Vec<String>) {
         .collect();
     if !names.is_empty() {
         notes.push(format!(
-            "curves are written only with a glTF, GLB or VRM target's own meshes; not \
-             written: {}",
+            "curves are written only with the target's meshes; not written: {}",
             names.join(", ")
         ));
     }

@@ -6,7 +6,7 @@
 use super::anim::{self, Written};
 use super::bin::Extra;
 use super::{Built, meshes, pack};
-use crate::asset::SkinnedMesh;
+use crate::asset::Asset;
 use crate::error::ExportProblem;
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -14,11 +14,11 @@ use gltf::json::scene::UnitQuaternion;
 use gltf::json::{self, Index, Root};
 use retarget_core::{Clip, Pose, Skeleton, Transform};
 
-/// `meshes` are drawn by `skeleton` (their joint indices are its joints); empty for a bare
-/// skeleton.
+/// `character`: the target and the meshes of it (indices into its `meshes`) drawn by
+/// `skeleton` (their joint indices are its joints); `None` for a bare skeleton.
 pub(super) fn build(
     skeleton: &Skeleton,
-    meshes: &[SkinnedMesh],
+    character: Option<(&Asset, &[usize])>,
     clips: &[Clip],
 ) -> Result<Built, ExportProblem> {
     let mut notes = Vec::new();
@@ -53,13 +53,23 @@ pub(super) fn build(
         skeleton: None,
     });
     let mut scene_nodes = vec![container];
-    scene_nodes.extend(meshes::push_meshes(&mut root, &mut extra, meshes, &nodes));
-    if !meshes.is_empty() {
+    let mut morphs = Vec::new();
+    if let Some((asset, indices)) = character {
+        let mesh_nodes = meshes::push_meshes(&mut root, &mut extra, (asset, indices), &nodes);
+        scene_nodes.extend(mesh_nodes.iter().flatten().copied());
+        let node_of = |b: &crate::asset::MorphBind| {
+            let k = indices.iter().position(|&i| i == b.mesh)?;
+            mesh_nodes[k].map(|n| n.value())
+        };
+        morphs = clips
+            .iter()
+            .map(|c| super::weights::morph_channels_on(c, asset, node_of))
+            .collect();
         notes.push(format!(
             "the target's {} mesh(es) were written from what the importer read (positions, \
-             normals, UVs, four weights, base colour and embedded texture); other material \
-             properties are not carried over",
-            meshes.len()
+             normals, UVs, four weights, morph targets, base colour and embedded texture); \
+             other material properties are not carried over",
+            indices.len()
         ));
     }
     let scene = root.push(json::Scene {
@@ -76,7 +86,7 @@ pub(super) fn build(
         &[anim::Driven {
             clips,
             nodes: &nodes,
-            morphs: &[],
+            morphs: &morphs,
         }],
         &mut notes,
     )?;

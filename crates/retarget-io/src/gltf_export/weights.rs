@@ -21,6 +21,16 @@ type Drive = (usize, usize, f32);
 /// The channels `clip`'s curves make on `target`'s mesh nodes (curves naming no weight of
 /// the target make none: the session has said so).
 pub(super) fn morph_channels(clip: &Clip, target: &Asset) -> Vec<MorphChannel> {
+    morph_channels_on(clip, target, |b| b.node)
+}
+
+/// As `morph_channels`, with the node of each bind's mesh given by `node_of` (a GLB whose
+/// meshes the writer made itself).
+pub(super) fn morph_channels_on(
+    clip: &Clip,
+    target: &Asset,
+    node_of: impl Fn(&crate::asset::MorphBind) -> Option<usize>,
+) -> Vec<MorphChannel> {
     // Per node: its mesh and what moves it (curve, morph, weight).
     let mut nodes: BTreeMap<usize, (usize, Vec<Drive>)> = BTreeMap::new();
     for (c, curve) in clip.curves().iter().enumerate() {
@@ -28,7 +38,7 @@ pub(super) fn morph_channels(clip: &Clip, target: &Asset) -> Vec<MorphChannel> {
             continue;
         };
         for b in &t.binds {
-            if let Some(node) = b.node {
+            if let Some(node) = node_of(b) {
                 let entry = nodes.entry(node).or_insert((b.mesh, Vec::new()));
                 entry.1.push((c, b.morph, b.weight));
             }
