@@ -20,8 +20,8 @@ pub struct RetargetArgs {
     /// Retarget every clip of the source.
     #[arg(long)]
     pub all_clips: bool,
-    /// Output file: .glb (the target with the clips added), .fbx (binary FBX 7.4, one take
-    /// per clip) or .bvh.
+    /// Output file: .glb (the target with the clips added; .vrm for a VRM target), .fbx
+    /// (binary FBX 7.4, one take per clip) or .bvh.
     #[arg(long)]
     pub out: PathBuf,
     /// Output frame rate (default: the source clip's).
@@ -99,7 +99,7 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
         ),
         Some(format) => format,
         None => bail!(
-            "{}: the output must end in .glb, .fbx or .bvh",
+            "{}: the output must end in .glb, .vrm (a VRM target), .fbx or .bvh",
             args.out.display()
         ),
     };

@@ -40,6 +40,8 @@ impl ExportFormat {
         match ext.as_str() {
             "glb" if animation_only => Some(Self::GlbAnimationOnly),
             "glb" => Some(Self::GlbWithCharacter),
+            // A VRM is a GLB with its extensions: the target file itself, clips added.
+            "vrm" if !animation_only => Some(Self::GlbWithCharacter),
             "bvh" => Some(Self::Bvh),
             "fbx" => Some(Self::Fbx(FbxSettings {
                 animation_only,
@@ -127,6 +129,7 @@ impl Session {
         progress: &dyn Fn(usize) -> bool,
     ) -> Result<ExportSummary, SessionError> {
         check_writable(&job.out)?;
+        self.check_vrm_output(&job.out)?;
         let map = job.root_motion.map(|mode| self.map_with_root_motion(mode));
         let rooted = self.rooted_target(job)?;
         let mut clips = Vec::with_capacity(job.clips.len());
@@ -276,6 +279,28 @@ impl Session {
             }
         }
         map
+    }
+
+    /// A `.vrm` output needs a VRM target: any other would be a GLB under a VRM's name.
+    fn check_vrm_output(&self, out: &Path) -> Result<(), SessionError> {
+        let vrm = out
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("vrm"));
+        let target_vrm = matches!(
+            self.target.asset.format,
+            crate::io::asset::Format::Vrm0 | crate::io::asset::Format::Vrm1
+        );
+        if vrm && !target_vrm {
+            return Err(SessionError::Export(crate::io::ExportError::new(
+                out,
+                crate::io::ExportProblem::Invalid(format!(
+                    "a .vrm output needs a VRM target ({} is {}); write .glb",
+                    self.target.path.display(),
+                    self.target.asset.format.name()
+                )),
+            )));
+        }
+        Ok(())
     }
 
     /// The target with a root joint added, when the job extracts root motion onto one the

@@ -178,7 +178,7 @@ fn bad_requests_exit_2_with_one_line() {
                 "--out",
                 "/tmp/x.obj",
             ],
-            ".glb, .fbx or .bvh",
+            ".glb, .vrm (a VRM target), .fbx or .bvh",
         ),
         (
             vec![

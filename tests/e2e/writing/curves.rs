@@ -185,7 +185,16 @@ fn a_vrma_expression_plays_the_same_expression_on_a_vrm_character() {
         "by name"
     );
     let out = dir.path().join("happy.vrm");
-    export(&session, &out, ExportFormat::GlbWithCharacter);
+    let text = crate::common::cli_ok(&[
+        "retarget",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        vrm.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(text.contains("happy.vrm"), "{text}");
     let back = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
     assert!(
         back.curve_targets
@@ -253,4 +262,27 @@ fn an_fbx_targets_blend_shapes_become_the_glbs_morph_targets_and_play_the_curve(
             }
         }
     }
+}
+
+#[test]
+fn a_vrm_output_needs_a_vrm_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("robot.vrm");
+    let source = asset_path("bvh/02_01.bvh");
+    let robot = asset_path("gltf/RobotExpressive.glb");
+    let o = crate::common::cli(&[
+        "retarget",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        robot.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("needs a VRM target"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
