@@ -3,8 +3,7 @@
 
 use crate::core::retarget::PoseScratch;
 use crate::core::{Curve, Pose, Retargeter};
-use crate::io::Asset;
-use crate::io::morph_weights::morph_weights;
+use crate::io::morph_weights::morph_weights_into;
 use crate::session::Session;
 
 pub struct LiveRetarget {
@@ -29,6 +28,9 @@ pub struct LiveRetarget {
     /// The curve values the morphs were last made from (source, target): unchanged values
     /// (a paused clip, a clip without curves) make nothing again.
     curve_values: [Vec<f32>; 2],
+    /// Scratch of the solve: the curves sampled now, and every mesh's weights of a side.
+    sampled: Vec<f32>,
+    all_morphs: Vec<Vec<f32>>,
 }
 
 impl LiveRetarget {
@@ -44,14 +46,20 @@ impl LiveRetarget {
         let target_curves = session
             .source_clip(Some(clip))
             .map_or(Vec::new(), |c| session.target_curves_of(c).0);
-        let morphs = [
-            side_weights(&session.source.asset, session.source.skeleton_index, &[]),
-            side_weights(&session.target.asset, session.target.skeleton_index, &[]),
-        ];
+        let mut all_morphs = Vec::new();
+        let mut morphs = [Vec::new(), Vec::new()];
+        for (side, out) in [&session.source, &session.target]
+            .into_iter()
+            .zip(&mut morphs)
+        {
+            side_weights(side, std::iter::empty(), &mut all_morphs, out);
+        }
         Ok(Self {
             target_curves,
             morphs,
             curve_values: [Vec::new(), Vec::new()],
+            sampled: Vec::new(),
+            all_morphs,
             grounds,
             followed,
             revision,
@@ -106,36 +114,47 @@ impl LiveRetarget {
             (&session.target, self.target_curves.as_slice()),
         ];
         for (i, (side, curves)) in sides.into_iter().enumerate() {
+            self.sampled.clear();
+            self.sampled.extend(curves.iter().map(|c| c.sample(t)));
             let values = &mut self.curve_values[i];
-            let same = values.len() == curves.len()
-                && curves
+            let same = values.len() == self.sampled.len()
+                && values
                     .iter()
-                    .zip(values.iter())
-                    .all(|(c, v)| c.sample(t).to_bits() == v.to_bits());
+                    .zip(&self.sampled)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
             if same {
                 continue;
             }
-            values.clear();
-            values.extend(curves.iter().map(|c| c.sample(t)));
-            let named: Vec<(&str, f32)> = curves
+            std::mem::swap(values, &mut self.sampled);
+            let named = curves
                 .iter()
-                .zip(values.iter())
-                .map(|(c, v)| (c.name.as_str(), *v))
-                .collect();
-            self.morphs[i] = side_weights(&side.asset, side.skeleton_index, &named);
+                .map(|c| c.name.as_str())
+                .zip(values.iter().copied());
+            side_weights(side, named, &mut self.all_morphs, &mut self.morphs[i]);
         }
     }
 }
 
-/// The morph weights `curves` give the meshes of skeleton `skeleton`, in `asset.meshes` order
-/// with the other skeletons' meshes left out (as the viewport draws them).
-fn side_weights(asset: &Asset, skeleton: usize, curves: &[(&str, f32)]) -> Vec<Vec<f32>> {
-    let all = morph_weights(asset, curves);
-    asset
+/// The morph weights `curves` give the meshes of `side`'s skeleton, into `out` (in
+/// `asset.meshes` order, the other skeletons' meshes left out, as the viewport draws them);
+/// `all` is scratch for every mesh's. No allocation once the vectors have grown.
+fn side_weights<'a>(
+    side: &crate::session::Side,
+    curves: impl Iterator<Item = (&'a str, f32)> + Clone,
+    all: &mut Vec<Vec<f32>>,
+    out: &mut Vec<Vec<f32>>,
+) {
+    let asset = &side.asset;
+    morph_weights_into(asset, curves, all);
+    let kept = asset
         .meshes
         .iter()
-        .zip(all)
-        .filter(|(m, _)| m.skeleton == skeleton)
-        .map(|(_, w)| w)
-        .collect()
+        .zip(all.iter())
+        .filter(|(m, _)| m.skeleton == side.skeleton_index)
+        .map(|(_, w)| w);
+    out.resize_with(kept.clone().count(), Vec::new);
+    for (o, w) in out.iter_mut().zip(kept) {
+        o.clear();
+        o.extend_from_slice(w);
+    }
 }

@@ -135,13 +135,8 @@ impl Session {
         let mut clips = Vec::with_capacity(job.clips.len());
         let mut curve_notes = Vec::new();
         for (done, name) in job.clips.iter().enumerate() {
-            let (_, notes) = self.target_curves_of(self.source_clip(name.as_deref())?);
-            for n in notes {
-                if !curve_notes.contains(&n) {
-                    curve_notes.push(n);
-                }
-            }
-            let clip = self.retarget_clip_with(name.as_deref(), job.fps, map.as_ref())?;
+            let clip =
+                self.retarget_clip_noted(name.as_deref(), job.fps, map.as_ref(), &mut curve_notes)?;
             clips.push(match (job.extract_root, &rooted) {
                 (true, Some(asset)) => self.extracted_to_added_root(&clip, asset)?,
                 (true, None) => self.extracted_to_root(&clip)?,

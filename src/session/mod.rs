@@ -405,9 +405,26 @@ impl Session {
         fps: Option<f32>,
         map: Option<&BoneMap>,
     ) -> Result<Clip, SessionError> {
+        self.retarget_clip_noted(name, fps, map, &mut Vec::new())
+    }
+
+    /// As `retarget_clip_with`, adding to `notes` what the curves' transfer dropped (once
+    /// per note).
+    pub(super) fn retarget_clip_noted(
+        &self,
+        name: Option<&str>,
+        fps: Option<f32>,
+        map: Option<&BoneMap>,
+        notes: &mut Vec<String>,
+    ) -> Result<Clip, SessionError> {
         let mut r = self.retargeter_with(map.unwrap_or(&self.map))?;
         let solved = self.retarget_clip_by(&mut r, name, fps)?.clip;
-        let (curves, _) = self.target_curves_of(self.source_clip(name)?);
+        let (curves, dropped) = self.target_curves_of(self.source_clip(name)?);
+        for n in dropped {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
         Ok(solved.with_curves(curves))
     }
 

@@ -232,6 +232,15 @@ impl SkinnedMesh {
     pub fn triangle_count(&self) -> usize {
         self.primitives.iter().map(|p| p.indices.len() / 3).sum()
     }
+
+    /// Its morph targets: as many as its primitive with the most has.
+    pub fn morph_count(&self) -> usize {
+        self.primitives
+            .iter()
+            .map(|p| p.morphs.len())
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -259,13 +268,7 @@ impl Asset {
     /// morph target of the file), else `<mesh>.<k>`.
     pub fn morph_names(&self, mesh: usize) -> Vec<String> {
         let m = &self.meshes[mesh];
-        let count = m
-            .primitives
-            .iter()
-            .map(|p| p.morphs.len())
-            .max()
-            .unwrap_or(0);
-        (0..count)
+        (0..m.morph_count())
             .map(|k| {
                 self.curve_targets
                     .iter()

@@ -10,46 +10,118 @@ use crate::asset::{Asset, MorphBind};
 /// morph the asset lacks are skipped. Each mesh's list is as long as its primitives have
 /// morphs (defaults past them are dropped, missing defaults read 0).
 pub fn morph_weights(asset: &Asset, curves: &[(&str, f32)]) -> Vec<Vec<f32>> {
-    let mut out: Vec<Vec<f32>> = asset
-        .meshes
-        .iter()
-        .map(|m| {
-            let n = m
-                .primitives
-                .iter()
-                .map(|p| p.morphs.len())
-                .max()
-                .unwrap_or(0);
-            (0..n)
-                .map(|i| {
-                    m.morph_weights
-                        .get(i)
-                        .copied()
-                        .filter(|w| w.is_finite())
-                        .unwrap_or(0.0)
-                })
-                .collect()
-        })
-        .collect();
+    let mut out = Vec::new();
+    morph_weights_into(asset, curves.iter().copied(), &mut out);
+    out
+}
+
+/// As [`morph_weights`], into `out`, reusing its vectors (a viewer's per-frame path);
+/// `curves` is walked twice.
+pub fn morph_weights_into<'a>(
+    asset: &Asset,
+    curves: impl Iterator<Item = (&'a str, f32)> + Clone,
+    out: &mut Vec<Vec<f32>>,
+) {
+    out.resize_with(asset.meshes.len(), Vec::new);
+    for (mesh, weights) in out.iter_mut().enumerate() {
+        mesh_weights(asset, mesh, curves.clone(), weights);
+    }
+}
+
+/// One mesh's weights (see [`morph_weights`]) into `out`.
+fn mesh_weights<'a>(
+    asset: &Asset,
+    mesh: usize,
+    curves: impl Iterator<Item = (&'a str, f32)> + Clone,
+    out: &mut Vec<f32>,
+) {
+    let m = &asset.meshes[mesh];
+    out.clear();
+    out.extend((0..m.morph_count()).map(|i| {
+        m.morph_weights
+            .get(i)
+            .copied()
+            .filter(|w| w.is_finite())
+            .unwrap_or(0.0)
+    }));
+    let on_mesh = |name| binds(asset, name).filter(move |b| b.mesh == mesh);
     // A morph some curve drives starts from 0, not from its default: the curves replace it.
-    for (name, _) in curves {
-        for b in binds(asset, name) {
-            if let Some(w) = out.get_mut(b.mesh).and_then(|m| m.get_mut(b.morph)) {
+    for (name, _) in curves.clone() {
+        for b in on_mesh(name) {
+            if let Some(w) = out.get_mut(b.morph) {
                 *w = 0.0;
             }
         }
     }
-    for &(name, value) in curves {
+    for (name, value) in curves {
         if !value.is_finite() {
             continue;
         }
-        for b in binds(asset, name) {
-            if let Some(w) = out.get_mut(b.mesh).and_then(|m| m.get_mut(b.morph))
+        for b in on_mesh(name) {
+            if let Some(w) = out.get_mut(b.morph)
                 && b.weight.is_finite()
             {
                 *w += value * b.weight;
             }
         }
+    }
+}
+
+/// A mesh's weights over time, as `curves` move them: what a writer keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MorphTrack {
+    /// Index into `Asset::meshes`.
+    pub mesh: usize,
+    /// The key times of the curves that move the mesh, together.
+    pub times: Vec<f32>,
+    /// The mesh's weights (as [`morph_weights`]) at each time, one row of `moved.len()`
+    /// after another.
+    pub weights: Vec<f32>,
+    /// The morphs some curve moves (the others keep their defaults).
+    pub moved: Vec<bool>,
+}
+
+/// For each mesh of `asset` that `curves` move, its weights keyed at those curves' key times.
+pub fn morph_tracks(asset: &Asset, curves: &[retarget_core::Curve]) -> Vec<MorphTrack> {
+    let mut out = Vec::new();
+    let mut values = Vec::with_capacity(curves.len());
+    let mut row = Vec::new();
+    for (mesh, m) in asset.meshes.iter().enumerate() {
+        let count = m.morph_count();
+        let mut moved = vec![false; count];
+        let mut times = Vec::new();
+        for c in curves {
+            let mut moves = false;
+            for b in binds(asset, &c.name).filter(|b| b.mesh == mesh && b.morph < count) {
+                moved[b.morph] = true;
+                moves = true;
+            }
+            if moves {
+                times.extend_from_slice(c.track.times());
+            }
+        }
+        if times.is_empty() {
+            continue;
+        }
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|b, a| (*b - *a).abs() < 1e-6);
+        let mut weights = Vec::with_capacity(times.len() * count);
+        for &t in &times {
+            values.clear();
+            values.extend(curves.iter().map(|c| c.sample(t)));
+            let named = curves
+                .iter()
+                .map(|c| c.name.as_str())
+                .zip(values.iter().copied());
+            mesh_weights(asset, mesh, named, &mut row);
+            weights.extend_from_slice(&row);
+        }
+        out.push(MorphTrack {
+            mesh,
+            times,
+            weights,
+            moved,
+        });
     }
     out
 }

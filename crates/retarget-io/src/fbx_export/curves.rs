@@ -195,45 +195,41 @@ pub(super) fn push_takes(
 }
 
 /// Each blend shape channel a curve of `clip` moves gets a `DeformPercent` curve (0–100),
-/// keyed at the moving curves' own key times.
+/// keyed at the key times of the curves that move its mesh.
 fn push_shape_curves(driven: &Driven, clip: &Clip, layer: i64, ids: &mut Ids, takes: &mut Takes) {
-    for &(mesh, morph, channel) in driven.channels {
-        let movers = super::shapes::movers(driven.target, clip, mesh, morph);
-        if movers.is_empty() {
-            continue;
+    for track in crate::morph_weights::morph_tracks(driven.target, clip.curves()) {
+        let count = track.moved.len();
+        let channels = driven
+            .channels
+            .iter()
+            .filter(|&&(mesh, morph, _)| mesh == track.mesh && track.moved[morph]);
+        for &(_, morph, channel) in channels {
+            let values: Vec<f32> = (0..track.times.len())
+                .map(|k| 100.0 * track.weights[k * count + morph])
+                .collect();
+            let node = ids.next();
+            let mut props = Props::default();
+            props.number("d|DeformPercent", values[0] as f64);
+            takes.objects.push(
+                Node::new("AnimationCurveNode")
+                    .attr(node)
+                    .attr(object_name("DeformPercent", "AnimCurveNode"))
+                    .attr("")
+                    .child(props.node()),
+            );
+            takes.connections.push(connect(node, layer));
+            takes
+                .connections
+                .push(connect_property(node, channel, "DeformPercent"));
+            let curve = ids.next();
+            takes.keys += values.len();
+            takes.keys_before += values.len();
+            let ticks_at = track.times.iter().map(|&t| ticks(t as f64)).collect();
+            takes.objects.push(curve_node(curve, ticks_at, values));
+            takes
+                .connections
+                .push(connect_property(curve, node, "d|DeformPercent"));
         }
-        let mut times: Vec<f32> = movers
-            .iter()
-            .flat_map(|(c, _)| c.track.times().iter().copied())
-            .collect();
-        times.sort_by(f32::total_cmp);
-        times.dedup_by(|b, a| (*b - *a).abs() < 1e-6);
-        let values: Vec<f32> = times
-            .iter()
-            .map(|&t| 100.0 * movers.iter().map(|(c, w)| w * c.sample(t)).sum::<f32>())
-            .collect();
-        let node = ids.next();
-        let mut props = Props::default();
-        props.number("d|DeformPercent", values[0] as f64);
-        takes.objects.push(
-            Node::new("AnimationCurveNode")
-                .attr(node)
-                .attr(object_name("DeformPercent", "AnimCurveNode"))
-                .attr("")
-                .child(props.node()),
-        );
-        takes.connections.push(connect(node, layer));
-        takes
-            .connections
-            .push(connect_property(node, channel, "DeformPercent"));
-        let curve = ids.next();
-        takes.keys += times.len();
-        takes.keys_before += times.len();
-        let ticks_at = times.iter().map(|&t| ticks(t as f64)).collect();
-        takes.objects.push(curve_node(curve, ticks_at, values));
-        takes
-            .connections
-            .push(connect_property(curve, node, "d|DeformPercent"));
     }
 }
 

@@ -45,7 +45,10 @@ struct Binding<'a> {
 
 /// One mesh's primitives merged into the file's single vertex list.
 #[derive(Default)]
-struct Merged {
+struct Merged<'a> {
+    /// The first primitive of each distinct look: one material each, in the order the
+    /// per-triangle material indices count them.
+    looks: Vec<&'a MeshPrimitive>,
     /// Skinned bind-pose positions and normals in file space, xyz after xyz.
     positions: Vec<f64>,
     normals: Vec<f64>,
@@ -208,8 +211,7 @@ fn push_mesh(
     push_clusters(merged, binding, skin, ids, out);
     out.objects
         .push(bind_pose(pose, &mesh.name, model, binding));
-    let (_, looks) = material::looks(mesh);
-    for (k, p) in looks.iter().enumerate() {
+    for (k, p) in merged.looks.iter().enumerate() {
         let name = format!("{}_{k}", mesh.name);
         let id = images.push_material(p, &name, ids, out);
         out.connections.push(connect(id, model));
@@ -392,14 +394,15 @@ fn layer_element(ty: &'static str) -> Node {
 }
 
 /// The mesh's primitives with triangles as one vertex list, skinned at the bind pose.
-fn merge(mesh: &SkinnedMesh, b: &Binding) -> Result<Merged, String> {
+fn merge<'a>(mesh: &'a SkinnedMesh, b: &Binding) -> Result<Merged<'a>, String> {
     let joints = b.skeleton.len();
     let mut skins = vec![None; joints];
     let mut m = Merged {
         clusters: vec![(Vec::new(), Vec::new()); joints],
         ..Default::default()
     };
-    let (materials, _) = material::looks(mesh);
+    let (materials, looks) = material::looks(mesh);
+    m.looks = looks;
     if mesh
         .primitives
         .iter()
@@ -475,7 +478,7 @@ fn merge(mesh: &SkinnedMesh, b: &Binding) -> Result<Merged, String> {
     Ok(m)
 }
 
-impl Merged {
+impl Merged<'_> {
     /// `p`'s whole triangles, its vertices starting at `base`; `Err` with an index past them.
     fn push_triangles(
         &mut self,

@@ -5,7 +5,7 @@
 use super::curves::{Ids, connect};
 use super::mesh::Written;
 use super::node::{Attr, Node, Props, object_name};
-use crate::asset::{Asset, SkinnedMesh};
+use crate::asset::SkinnedMesh;
 use glam::DMat4;
 
 /// Where each primitive's vertices start in the merged geometry (`None`: left out), and
@@ -24,12 +24,7 @@ pub(super) fn push_shapes(
     ids: &mut Ids,
     out: &mut Written,
 ) -> Vec<(usize, i64)> {
-    let count = mesh
-        .primitives
-        .iter()
-        .map(|p| p.morphs.len())
-        .max()
-        .unwrap_or(0);
+    let count = mesh.morph_count();
     if count == 0 || at.maps.is_empty() {
         return Vec::new();
     }
@@ -107,28 +102,4 @@ fn offsets(mesh: &SkinnedMesh, k: usize, at: &Placement) -> (Vec<i32>, Vec<f64>,
         }
     }
     (indexes, vertices, normals)
-}
-
-/// The curves of `clip` that move morph `morph` of `asset.meshes[mesh]`, each with the
-/// weight its bind gives it.
-pub(super) fn movers<'c>(
-    asset: &Asset,
-    clip: &'c retarget_core::Clip,
-    mesh: usize,
-    morph: usize,
-) -> Vec<(&'c retarget_core::Curve, f32)> {
-    let mut out = Vec::new();
-    for c in clip.curves() {
-        let Some(t) = asset.curve_targets.iter().find(|t| t.name == c.name) else {
-            continue;
-        };
-        for b in t
-            .binds
-            .iter()
-            .filter(|b| b.mesh == mesh && b.morph == morph)
-        {
-            out.push((c, b.weight));
-        }
-    }
-    out
 }

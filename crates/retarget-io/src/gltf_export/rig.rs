@@ -57,8 +57,8 @@ pub(super) fn build(
     if let Some((asset, indices)) = character {
         let mesh_nodes = meshes::push_meshes(&mut root, &mut extra, (asset, indices), &nodes);
         scene_nodes.extend(mesh_nodes.iter().flatten().copied());
-        let node_of = |b: &crate::asset::MorphBind| {
-            let k = indices.iter().position(|&i| i == b.mesh)?;
+        let node_of = |mesh: usize| {
+            let k = indices.iter().position(|&i| i == mesh)?;
             mesh_nodes[k].map(|n| n.value())
         };
         morphs = clips
