@@ -282,6 +282,20 @@ pub struct SolveArgs {
     /// (absolute mode; repeat for more chains), e.g. `--reach LeftHand`.
     #[arg(long, value_name = "JOINT")]
     pub reach: Vec<String>,
+    /// How a walk covers ground on legs of another length: `legs` scales the source's path
+    /// by leg length (every step as the target's legs make it; the default), `path` keeps
+    /// the source's path in metres and warps the strides to cover it (every clip retargeted).
+    #[arg(long, value_parser = parse_stride)]
+    pub stride: Option<crate::core::retarget::Stride>,
+}
+
+fn parse_stride(s: &str) -> Result<crate::core::retarget::Stride, String> {
+    use crate::core::retarget::Stride;
+    match s {
+        "legs" => Ok(Stride::ScaledByLegs),
+        "path" => Ok(Stride::SourcePath),
+        _ => Err(format!("unknown stride '{s}' (legs, path)")),
+    }
 }
 
 impl SolveArgs {
@@ -295,6 +309,17 @@ impl SolveArgs {
         for joint in &self.reach {
             if !session.solve.reach.contains(joint) {
                 session.solve.reach.push(joint.clone());
+            }
+        }
+        if let Some(stride) = self.stride {
+            let clips: Vec<String> = session
+                .source
+                .clips()
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+            for clip in clips {
+                session.solve.set_stride(&clip, stride);
             }
         }
     }

@@ -438,6 +438,7 @@ impl Session {
     ) -> Result<RetargetedClip, SessionError> {
         let clip = self.source_clip(name)?;
         self.set_clip_contacts(r, &clip.name);
+        self.set_clip_stride(r, &clip.name);
         let options = RetargetClipOptions {
             fps: fps.or(self.export.fps),
         };

@@ -41,6 +41,14 @@ impl Session {
         }
     }
 
+    /// Hands the retargeter how clip `clip` covers ground. The readers' containers put each
+    /// side's world in metres; a container scaled by the user (matched heights) scales it.
+    pub(super) fn set_clip_stride(&self, r: &mut Retargeter, clip: &str) {
+        let metres = |s: &super::Side| 1.0 / s.file.container.scale;
+        let metres = (metres(&self.source), metres(&self.target));
+        r.set_stride(self.solve.stride(clip), metres);
+    }
+
     /// The target feet the planting moves, by name, in the solver's order.
     pub fn planted_feet(&self) -> Result<Vec<String>, SessionError> {
         Ok(self.solve_legs()?.0)

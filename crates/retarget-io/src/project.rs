@@ -173,6 +173,7 @@ impl From<ProjectFileV1> for ProjectFile {
                 twists: v1.twists,
                 legs: v1.legs,
                 contact_spans: v1.contact_spans,
+                strides: Vec::new(),
             },
             curves: Vec::new(),
         }

@@ -3,7 +3,7 @@
 //! project file, the session and the editor change it the same way.
 
 use retarget_core::ik::JointLimit;
-use retarget_core::retarget::{ContactSpans, LegOptions};
+use retarget_core::retarget::{ContactSpans, LegOptions, Stride};
 use serde::{Deserialize, Serialize};
 
 /// How a pair is solved, as the user set it, joints by name: the project saves it, the
@@ -32,6 +32,10 @@ pub struct SolveEdits {
     /// Contacts drawn by hand, per clip and foot (seconds), in place of the detected ones.
     #[serde(default)]
     pub contact_spans: Vec<ContactSpans>,
+    /// Clips whose target keeps the source's path (strides warped), by clip name; the rest
+    /// scale the path by leg length.
+    #[serde(default)]
+    pub strides: Vec<(String, Stride)>,
 }
 
 impl SolveEdits {
@@ -85,6 +89,20 @@ impl SolveEdits {
         }
     }
 
+    /// How clip `clip` covers ground (the default unless set).
+    pub fn stride(&self, clip: &str) -> Stride {
+        let set = self.strides.iter().find(|(c, _)| c == clip);
+        set.map_or(Stride::default(), |(_, s)| *s)
+    }
+
+    /// Sets how clip `clip` covers ground; the default is not kept.
+    pub fn set_stride(&mut self, clip: &str, stride: Stride) {
+        self.strides.retain(|(c, _)| c != clip);
+        if stride != Stride::default() {
+            self.strides.push((clip.to_owned(), stride));
+        }
+    }
+
     /// The contacts drawn for `foot` on `clip`, in seconds, if any.
     pub fn drawn_contacts(&self, clip: &str, foot: &str) -> Option<&[(f32, f32)]> {
         self.contact_spans
@@ -128,6 +146,11 @@ mod tests {
         assert_eq!(e.limits, [("calf_l".to_owned(), None)]);
         e.set_limit("calf_l", None);
         assert!(e.limits.is_empty());
+        e.set_stride("walk", Stride::SourcePath);
+        assert_eq!(e.stride("walk"), Stride::SourcePath);
+        assert_eq!(e.stride("run"), Stride::ScaledByLegs);
+        e.set_stride("walk", Stride::ScaledByLegs);
+        assert!(e.strides.is_empty());
         assert_eq!(e.set_twist("twist", Some(1.5)), Some(1.0));
         assert_eq!(e.set_twist("twist", Some(f32::NAN)), None);
         assert!(e.twists.is_empty());

@@ -11,4 +11,5 @@ mod mirror;
 mod profile_labels;
 mod real_files;
 mod real_rigs;
+mod stride;
 mod twist_bones;

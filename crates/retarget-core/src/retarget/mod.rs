@@ -17,6 +17,7 @@ mod reach;
 pub(crate) mod root;
 mod settings;
 mod still;
+mod stride;
 #[cfg(test)]
 mod test_rigs;
 mod twist;
@@ -29,6 +30,7 @@ pub use legs::plant::{PlantReport, SolveSettings};
 pub use live::{PlantScratch, PlantTrack, PoseScratch};
 pub use reach::{ReachChain, path_between};
 pub use root::{Legs, common_ancestor, route_to_pelvis};
+pub use stride::Stride;
 
 use self::fast::{copies, fk, locals};
 use self::plan::{FollowSolve, RotationSolve, SideReference, chain_to_root};

@@ -187,6 +187,8 @@ pub(super) struct RootSolve {
     pub target_floor: f32,
     /// Target leg length over source leg length.
     pub scale: f32,
+    /// The ground path's own scale when it is not `scale` (`stride::Stride::SourcePath`).
+    pub path: Option<f32>,
     vertical_only: bool,
     /// Source feet, for the floor of a clip.
     source_feet: Vec<usize>,
@@ -263,6 +265,7 @@ impl RootSolve {
             source_floor,
             target_floor,
             scale,
+            path: None,
             vertical_only: pair.translation == TranslationMode::InPlace,
             source_feet: source_legs.feet,
         }
@@ -356,7 +359,7 @@ impl RootSolve {
             .sum::<Vec3>()
             / self.source_chains.len().max(1) as f32;
         let k = self.scale;
-        let mut want = self.target_ref_hip + (hip - self.source_ref_hip) * k;
+        let mut want = self.target_ref_hip + (hip - self.source_ref_hip) * self.path.unwrap_or(k);
         want.y = self.target_floor + (hip.y - self.source_floor) * k;
         if self.vertical_only {
             want.x = self.target_ref_hip.x;

@@ -127,7 +127,12 @@ impl Retargeter {
             return report;
         };
         if self.plan.solve.lower_hips {
-            let drops = self.hip_drops(poses, &goals, self.blend_frames(times));
+            let mut drops = self.hip_drops(poses, &goals, self.blend_frames(times));
+            if let Some(most) = self.path_drop_limit() {
+                // The source's path kept: where the stride would need the body to sink
+                // further, the plant gives way (its foot follows the root) instead.
+                drops.iter_mut().for_each(|d| *d = d.min(most));
+            }
             report.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
             if let Some(hips) = self.hips_chain() {
                 for (pose, &drop) in poses.iter_mut().zip(&drops) {
