@@ -36,6 +36,7 @@ pub struct LiveRetarget {
 impl LiveRetarget {
     pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
         let mut retargeter = session.retargeter()?;
+        session.set_clip_stride(&mut retargeter, clip);
         if let Ok(c) = session.source_clip(Some(clip)) {
             retargeter.fit_clip(session.source.skeleton(), c);
         }

@@ -116,6 +116,11 @@ pub enum Edit {
         foot: String,
         spans: Option<Vec<(f32, f32)>>,
     },
+    /// How clip `clip` covers ground: its path scaled by leg length, or the source's kept.
+    SetStride {
+        clip: String,
+        stride: crate::core::retarget::Stride,
+    },
 }
 
 /// Everything an `Edit` can change, small enough to snapshot on every edit.
@@ -308,6 +313,10 @@ impl Session {
                     Some(_) => format!("Contacts of {foot}"),
                     None => format!("Detected contacts of {foot}"),
                 })
+            }
+            Edit::SetStride { clip, stride } => {
+                self.solve.set_stride(clip, *stride);
+                Ok(format!("{clip}: {}", stride.label()))
             }
         }
     }

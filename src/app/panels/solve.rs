@@ -5,7 +5,7 @@
 
 use crate::app::command::Command;
 use crate::core::contacts::ContactThresholds;
-use crate::core::retarget::SolveSettings;
+use crate::core::retarget::{SolveSettings, Stride};
 use crate::session::{Edit, Session};
 use eframe::egui;
 
@@ -15,6 +15,7 @@ pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &
     if s.mirror {
         mirror_ui(ui, &mut s.mirror_plane);
     }
+    stride_ui(ui, session, commands);
     ui.separator();
     egui::Grid::new("solve_numbers")
         .num_columns(2)
@@ -39,6 +40,37 @@ pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &
     }
     ui.separator();
     super::solve_chains::chains_ui(ui, session, revision, commands);
+}
+
+/// How the current clip covers ground on legs of another length (per clip, undoable).
+fn stride_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
+    let Ok(clip) = session.source_clip(None) else {
+        return;
+    };
+    let current = session.solve.stride(&clip.name);
+    ui.label("Stride of this clip").on_hover_text(format!(
+        "How '{}' covers ground on the target's legs",
+        clip.name
+    ));
+    ui.indent("stride", |ui| {
+        for stride in Stride::ALL {
+            let tip = match stride {
+                Stride::ScaledByLegs => "Every step as long as the target's legs make it: the path scales by leg length",
+                Stride::SourcePath => "The source's path in metres: the strides stretch to cover it, and plants give way before the hips sink",
+            };
+            if ui
+                .radio(current == stride, stride.label())
+                .on_hover_text(tip)
+                .clicked()
+                && current != stride
+            {
+                commands.push(Command::Edit(Edit::SetStride {
+                    clip: clip.name.clone(),
+                    stride,
+                }));
+            }
+        }
+    });
 }
 
 /// The on/off switches, each with what it does in a tooltip.

@@ -361,3 +361,37 @@ fn the_solve_tab_sets_a_twist_bone_s_share_with_undo() {
     h.run_steps(1);
     assert!(session(&h).solve.twists.is_empty());
 }
+
+/// The walk's clip keeps the source's path from the Solve tab: per clip, undoable, and the
+/// quality strip follows it (the warped strides lower CesiumMan's hips a little).
+#[test]
+fn the_solve_tab_keeps_the_source_s_path_for_the_clip_with_undo() {
+    use retarget_studio::core::retarget::Stride;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(walk_project(dir.path()), Tab::Solve);
+    let clip = session(&h).source_clip(None).unwrap().name.clone();
+    let stride = |h: &H| session(h).solve.stride(&clip);
+    assert_eq!(stride(&h), Stride::ScaledByLegs);
+    let scaled = h.state().quality_report().unwrap().pelvis.clone();
+
+    h.get_by_label(Stride::SourcePath.label()).click();
+    h.run_steps(2);
+    assert_eq!(stride(&h), Stride::SourcePath);
+    assert!(h.state().doc.dirty, "an unsaved change");
+    assert_eq!(
+        h.state().undo.undo_label(),
+        Some(format!("{clip}: {}", Stride::SourcePath.label()).as_str())
+    );
+    settle(&mut h);
+    let kept = h.state().quality_report().unwrap().pelvis.clone();
+    assert_ne!(scaled, kept, "the report follows the stride");
+
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    settle(&mut h);
+    assert_eq!(
+        stride(&h),
+        Stride::ScaledByLegs,
+        "undo scales the path again"
+    );
+    assert_eq!(h.state().quality_report().unwrap().pelvis, scaled);
+}
