@@ -1,7 +1,8 @@
-//! The live retarget behind the right viewport: rebuilt when the document changes, then one
+//! The live retarget behind the right viewport: rebuilt when the document changes (with the
+//! clip's planted feet, found once, so the view shows what an export writes), then one
 //! allocation-free solve per drawn frame.
 
-use crate::core::retarget::PoseScratch;
+use crate::core::retarget::{PlantScratch, PlantTrack, PoseScratch, RetargetClipOptions};
 use crate::core::{Curve, Pose, Retargeter};
 use crate::io::morph_weights::morph_weights_into;
 use crate::session::Session;
@@ -12,6 +13,10 @@ pub struct LiveRetarget {
     retargeter: Retargeter,
     /// The solve's working memory, made once.
     scratch: PoseScratch,
+    /// The clip's planted feet, found once per clip and edit, so the view shows what an
+    /// export writes (`None`: nothing planted); and the planting's working memory.
+    plants: Option<PlantTrack>,
+    plant_scratch: PlantScratch,
     source_rest: Pose,
     pub source_pose: Pose,
     pub target_pose: Pose,
@@ -35,11 +40,18 @@ pub struct LiveRetarget {
 
 impl LiveRetarget {
     pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
-        let mut retargeter = session.retargeter()?;
-        session.set_clip_stride(&mut retargeter, clip);
-        if let Ok(c) = session.source_clip(Some(clip)) {
-            retargeter.fit_clip(session.source.skeleton(), c);
-        }
+        let (retargeter, plants) = match session.source_clip(Some(clip)) {
+            Ok(c) => {
+                let r = session.clip_retargeter(&c.name)?;
+                let options = RetargetClipOptions {
+                    fps: session.export.fps,
+                };
+                let (src, tgt) = (session.source.skeleton(), session.target.skeleton());
+                let plants = r.plant_track(src, c, tgt, &options)?;
+                (r, plants)
+            }
+            Err(_) => (session.retargeter()?, None),
+        };
         let source_rest = Pose::rest(session.source.skeleton());
         let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
         let hips = session.map.for_bone(crate::core::HumanBone::Hips);
@@ -66,6 +78,8 @@ impl LiveRetarget {
             revision,
             clip: clip.to_owned(),
             scratch: PoseScratch::new(&retargeter),
+            plant_scratch: PlantScratch::new(&retargeter),
+            plants,
             retargeter,
             source_pose: source_rest.clone(),
             source_rest,
@@ -90,6 +104,11 @@ impl LiveRetarget {
                 clip.sample(t, &mut source);
                 self.retargeter
                     .retarget_pose(&source, &mut target, &mut self.scratch);
+                if let Some(track) = &self.plants {
+                    let scratch = &mut self.plant_scratch;
+                    self.retargeter
+                        .plant_at(tgt, track, t, &mut target, scratch);
+                }
                 target.world_matrices_under(tgt, container, &mut world);
                 world[joint].w_axis.truncate()
             })
@@ -110,6 +129,11 @@ impl LiveRetarget {
         self.retargeter
             .retarget_pose(&self.source_pose, &mut self.target_pose, &mut self.scratch);
         let t = clip.start_secs() + time_secs;
+        if let Some(track) = &self.plants {
+            let (tgt, pose) = (session.target.skeleton(), &mut self.target_pose);
+            let scratch = &mut self.plant_scratch;
+            self.retargeter.plant_at(tgt, track, t, pose, scratch);
+        }
         let sides = [
             (&session.source, clip.curves()),
             (&session.target, self.target_curves.as_slice()),

@@ -42,36 +42,39 @@ pub fn solve_ui(ui: &mut egui::Ui, session: &Session, revision: u64, commands: &
     super::solve_chains::chains_ui(ui, session, revision, commands);
 }
 
-/// How the current clip covers ground on legs of another length (per clip, undoable).
+/// How the current clip covers ground on legs of another length (per clip, undoable): its
+/// path scaled by leg length, or the source's path kept with the strides warped.
 fn stride_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
     let Ok(clip) = session.source_clip(None) else {
         return;
     };
     let current = session.solve.stride(&clip.name);
-    ui.label("Stride of this clip").on_hover_text(format!(
-        "How '{}' covers ground on the target's legs",
+    let mut kept = current == Stride::SourcePath;
+    let tip = format!(
+        "On: '{}' travels the source's path in metres, the strides stretched to cover it \
+         (plants give way before the hips sink). Off: every step as long as the target's \
+         legs make it, the path scaled by leg length",
         clip.name
-    ));
-    ui.indent("stride", |ui| {
-        for stride in Stride::ALL {
-            let tip = match stride {
-                Stride::ScaledByLegs => "Every step as long as the target's legs make it: the path scales by leg length",
-                Stride::SourcePath => "The source's path in metres: the strides stretch to cover it, and plants give way before the hips sink",
-            };
-            if ui
-                .radio(current == stride, stride.label())
-                .on_hover_text(tip)
-                .clicked()
-                && current != stride
-            {
-                commands.push(Command::Edit(Edit::SetStride {
-                    clip: clip.name.clone(),
-                    stride,
-                }));
-            }
-        }
-    });
+    );
+    if ui
+        .checkbox(&mut kept, KEEP_PATH)
+        .on_hover_text(tip)
+        .changed()
+    {
+        let stride = if kept {
+            Stride::SourcePath
+        } else {
+            Stride::ScaledByLegs
+        };
+        commands.push(Command::Edit(Edit::SetStride {
+            clip: clip.name.clone(),
+            stride,
+        }));
+    }
 }
+
+/// The stride switch's label.
+const KEEP_PATH: &str = "Keep the source's path (this clip)";
 
 /// The on/off switches, each with what it does in a tooltip.
 fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {

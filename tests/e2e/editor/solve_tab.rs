@@ -374,7 +374,7 @@ fn the_solve_tab_keeps_the_source_s_path_for_the_clip_with_undo() {
     assert_eq!(stride(&h), Stride::ScaledByLegs);
     let scaled = h.state().quality_report().unwrap().pelvis.clone();
 
-    h.get_by_label(Stride::SourcePath.label()).click();
+    h.get_by_label("Keep the source's path (this clip)").click();
     h.run_steps(2);
     assert_eq!(stride(&h), Stride::SourcePath);
     assert!(h.state().doc.dirty, "an unsaved change");
@@ -394,4 +394,52 @@ fn the_solve_tab_keeps_the_source_s_path_for_the_clip_with_undo() {
         "undo scales the path again"
     );
     assert_eq!(h.state().quality_report().unwrap().pelvis, scaled);
+}
+
+/// The target viewport shows what an export writes: its feet planted on the source's
+/// contacts (the view used to show the frame-by-frame solve, whose feet the planting then
+/// moved only in the file), here with the walk's path kept, where the plants move the feet
+/// most.
+#[test]
+fn the_target_viewport_shows_the_planted_feet_an_export_writes() {
+    use retarget_studio::core::retarget::Stride;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(walk_project(dir.path()), Tab::Solve);
+    let clip = session(&h).source_clip(None).unwrap().name.clone();
+    h.get_by_label("Keep the source's path (this clip)").click();
+    settle(&mut h);
+    let info = h.state().clip_info().unwrap();
+    let s = session(&h);
+    let exported = s.retarget_clip(Some(&clip), None).unwrap();
+    let tgt = s.target.skeleton().clone();
+    let tgt = &tgt;
+    let height = {
+        let rest = retarget_studio::core::Pose::rest(tgt).world_positions(tgt);
+        let ys = rest.iter().map(|p| p.y);
+        ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+    };
+    let mut farthest_unplanted = 0.0f32;
+    for frame in (0..info.frame_count()).step_by(40) {
+        h.state_mut().playback.set_frame(frame, &info);
+        h.run_steps(2);
+        let time = h.state().playback.time_secs;
+        let want = &crate::common::positions_at(tgt, &exported, &[exported.start_secs() + time])[0];
+        let drawn = &h.state().view(1).scene.joints;
+        let worst = want
+            .iter()
+            .zip(drawn)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 1e-4 * height,
+            "frame {frame}: the view is {worst} m from the export"
+        );
+        let unplanted = super::target_pose(h.state()).world_positions(tgt);
+        let off = unplanted.iter().zip(want).map(|(a, b)| a.distance(*b));
+        farthest_unplanted = farthest_unplanted.max(off.fold(0.0, f32::max));
+    }
+    assert!(
+        farthest_unplanted > 0.01 * height,
+        "the planting moves the feet: {farthest_unplanted} m"
+    );
 }

@@ -127,12 +127,7 @@ impl Retargeter {
             return report;
         };
         if self.plan.solve.lower_hips {
-            let mut drops = self.hip_drops(poses, &goals, self.blend_frames(times));
-            if let Some(most) = self.path_drop_limit() {
-                // The source's path kept: where the stride would need the body to sink
-                // further, the plant gives way (its foot follows the root) instead.
-                drops.iter_mut().for_each(|d| *d = d.min(most));
-            }
+            let drops = self.hip_drops(poses, &goals, self.blend_frames(times));
             report.max_hip_drop = drops.iter().copied().fold(0.0, f32::max);
             if let Some(hips) = self.hips_chain() {
                 for (pose, &drop) in poses.iter_mut().zip(&drops) {
@@ -313,7 +308,8 @@ impl Retargeter {
     }
 
     /// Per frame, how far the pelvis comes down for the legs that cannot reach their
-    /// goals, spread over the neighbouring frames so it eases in and out.
+    /// goals, spread over the neighbouring frames so it eases in and out (no further than
+    /// `path_drop_limit` where the source's path is kept).
     pub(in crate::retarget) fn hip_drops(
         &self,
         poses: &[Pose],
@@ -342,7 +338,13 @@ impl Retargeter {
                     .fold(0.0, f32::max)
             })
             .collect();
-        smoothed_max(&need, blend.max(1))
+        let mut drops = smoothed_max(&need, blend.max(1));
+        if let Some(most) = self.path_drop_limit() {
+            // The source's path kept: where the stride would need the body to sink further,
+            // the plant gives way (its foot follows the root) instead.
+            drops.iter_mut().for_each(|d| *d = d.min(most));
+        }
+        drops
     }
 
     /// The pelvis and the root path above it (its parent's), which a hip drop moves.
