@@ -402,7 +402,6 @@ fn the_solve_tab_keeps_the_source_s_path_for_the_clip_with_undo() {
 /// most.
 #[test]
 fn the_target_viewport_shows_the_planted_feet_an_export_writes() {
-    use retarget_studio::core::retarget::Stride;
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(walk_project(dir.path()), Tab::Solve);
     let clip = session(&h).source_clip(None).unwrap().name.clone();
