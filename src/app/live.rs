@@ -1,22 +1,18 @@
-//! The live retarget behind the right viewport: rebuilt when the document changes (with the
-//! clip's planted feet, found once, so the view shows what an export writes), then one
-//! allocation-free solve per drawn frame.
+//! The live retarget behind the right viewport: the clip retargeted as an export solves it,
+//! again whenever the document changes, then sampled allocation-free per drawn frame, so the
+//! view plays what the file will.
 
-use crate::core::retarget::{PlantScratch, PlantTrack, PoseScratch, RetargetClipOptions};
-use crate::core::{Curve, Pose, Retargeter};
+use crate::core::{Clip, Curve, Pose};
 use crate::io::morph_weights::morph_weights_into;
 use crate::session::Session;
 
 pub struct LiveRetarget {
     revision: u64,
     clip: String,
-    retargeter: Retargeter,
-    /// The solve's working memory, made once.
-    scratch: PoseScratch,
-    /// The clip's planted feet, found once per clip and edit, so the view shows what an
-    /// export writes (`None`: nothing planted); and the planting's working memory.
-    plants: Option<PlantTrack>,
-    plant_scratch: PlantScratch,
+    /// The clip retargeted as an export solves it (feet planted, hands kept, mirrored...),
+    /// once per clip and edit: the view plays what the file will (`None`: no clip).
+    solved: Option<Clip>,
+    target_rest: Pose,
     source_rest: Pose,
     pub source_pose: Pose,
     pub target_pose: Pose,
@@ -40,17 +36,9 @@ pub struct LiveRetarget {
 
 impl LiveRetarget {
     pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
-        let (retargeter, plants) = match session.source_clip(Some(clip)) {
-            Ok(c) => {
-                let r = session.clip_retargeter(&c.name)?;
-                let options = RetargetClipOptions {
-                    fps: session.export.fps,
-                };
-                let (src, tgt) = (session.source.skeleton(), session.target.skeleton());
-                let plants = r.plant_track(src, c, tgt, &options)?;
-                (r, plants)
-            }
-            Err(_) => (session.retargeter()?, None),
+        let solved = match session.source_clip(Some(clip)) {
+            Ok(c) => Some(session.retarget_clip(Some(&c.name), None)?),
+            Err(_) => None,
         };
         let source_rest = Pose::rest(session.source.skeleton());
         let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
@@ -77,38 +65,28 @@ impl LiveRetarget {
             followed,
             revision,
             clip: clip.to_owned(),
-            scratch: PoseScratch::new(&retargeter),
-            plant_scratch: PlantScratch::new(&retargeter),
-            plants,
-            retargeter,
+            solved,
             source_pose: source_rest.clone(),
             source_rest,
+            target_rest: Pose::rest(session.target.skeleton()),
             target_pose: Pose::rest(session.target.skeleton()),
         })
     }
 
-    /// World positions of target joint `joint` at `samples` times spread over the clip,
-    /// solved as the viewport solves them (the live retarget's own plan and scratch; the
-    /// poses shown are left as they are).
-    pub fn path_of(&mut self, session: &Session, joint: usize, samples: usize) -> Vec<glam::Vec3> {
-        let Ok(clip) = session.source_clip(Some(&self.clip)) else {
+    /// World positions of target joint `joint` at `samples` times spread over the clip, as
+    /// the viewport plays them (the poses shown are left as they are).
+    pub fn path_of(&self, session: &Session, joint: usize, samples: usize) -> Vec<glam::Vec3> {
+        let Some(out) = &self.solved else {
             return Vec::new();
         };
         let tgt = session.target.skeleton();
-        let (mut source, mut target) = (self.source_rest.clone(), Pose::rest(tgt));
+        let mut target = self.target_rest.clone();
         let mut world = vec![glam::Mat4::IDENTITY; tgt.len()];
         let container = session.target.reference.container;
-        clip.even_times(samples.min(clip.frame_count()).max(2))
+        out.even_times(samples.min(out.frame_count()).max(2))
             .map(|t| {
-                source.copy_from(&self.source_rest);
-                clip.sample(t, &mut source);
-                self.retargeter
-                    .retarget_pose(&source, &mut target, &mut self.scratch);
-                if let Some(track) = &self.plants {
-                    let scratch = &mut self.plant_scratch;
-                    self.retargeter
-                        .plant_at(tgt, track, t, &mut target, scratch);
-                }
+                target.copy_from(&self.target_rest);
+                out.sample(t, &mut target);
                 target.world_matrices_under(tgt, container, &mut world);
                 world[joint].w_axis.truncate()
             })
@@ -119,21 +97,18 @@ impl LiveRetarget {
         self.revision == revision && self.clip == clip
     }
 
-    /// Samples the source clip at `time_secs` past its start and solves the target.
+    /// Samples the source clip at `time_secs` past its start, and the target's solved clip.
     pub fn solve(&mut self, session: &Session, time_secs: f32) {
         let Ok(clip) = session.source_clip(Some(&self.clip)) else {
             return;
         };
         self.source_pose.copy_from(&self.source_rest);
         clip.sample(clip.start_secs() + time_secs, &mut self.source_pose);
-        self.retargeter
-            .retarget_pose(&self.source_pose, &mut self.target_pose, &mut self.scratch);
-        let t = clip.start_secs() + time_secs;
-        if let Some(track) = &self.plants {
-            let (tgt, pose) = (session.target.skeleton(), &mut self.target_pose);
-            let scratch = &mut self.plant_scratch;
-            self.retargeter.plant_at(tgt, track, t, pose, scratch);
+        if let Some(out) = &self.solved {
+            self.target_pose.copy_from(&self.target_rest);
+            out.sample(out.start_secs() + time_secs, &mut self.target_pose);
         }
+        let t = clip.start_secs() + time_secs;
         let sides = [
             (&session.source, clip.curves()),
             (&session.target, self.target_curves.as_slice()),

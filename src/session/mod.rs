@@ -428,17 +428,6 @@ impl Session {
         Ok(solved.with_curves(curves))
     }
 
-    /// The retargeter of clip `name` as an export solves it: the contacts drawn for it, its
-    /// stride, fitted to it (the editor's live view plays it).
-    pub fn clip_retargeter(&self, name: &str) -> Result<Retargeter, SessionError> {
-        let mut r = self.retargeter()?;
-        let clip = self.source_clip(Some(name))?;
-        self.set_clip_contacts(&mut r, &clip.name);
-        self.set_clip_stride(&mut r, &clip.name);
-        r.fit_clip(self.source.skeleton(), clip);
-        Ok(r)
-    }
-
     /// Retargets clip `name` with `r` (given the contacts drawn for it), with what its
     /// planting did.
     pub(super) fn retarget_clip_by(

@@ -43,7 +43,7 @@ impl Session {
 
     /// Hands the retargeter how clip `clip` covers ground. The readers' containers put each
     /// side's world in metres; a container scaled by the user (matched heights) scales it.
-    pub fn set_clip_stride(&self, r: &mut Retargeter, clip: &str) {
+    pub(super) fn set_clip_stride(&self, r: &mut Retargeter, clip: &str) {
         let metres = |s: &super::Side| 1.0 / s.file.container.scale;
         let metres = (metres(&self.source), metres(&self.target));
         r.set_stride(self.solve.stride(clip), metres);
