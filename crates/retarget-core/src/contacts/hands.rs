@@ -166,7 +166,7 @@ pub fn detect_hands(
 ) -> Vec<HandContact> {
     let [left, right] = tracks.hands;
     let n = left.len().min(right.len()).min(times.len());
-    if n < 2 || !(height > 0.0) {
+    if n < 2 || height.is_nan() || height <= 0.0 {
         return Vec::new();
     }
     let apart = |i: usize| left[i].distance(right[i]) / height;

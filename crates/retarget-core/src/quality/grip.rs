@@ -77,7 +77,8 @@ pub fn grip_contacts(
 pub fn grip(a: &Motion, b: &Motion, t: &Motion, pairs: &[GripPair]) -> Option<GripFigures> {
     let frames = a.frames().min(b.frames());
     let (ha, ht) = (a.height(0), t.height(0));
-    if pairs.is_empty() || frames == 0 || !(ha > 0.0 && ht > 0.0) {
+    let usable = |h: f64| h.is_finite() && h > 0.0;
+    if pairs.is_empty() || frames == 0 || !usable(ha) || !usable(ht) {
         return None;
     }
     let mut per_frame = vec![0.0f64; a.frames()];
@@ -85,13 +86,18 @@ pub fn grip(a: &Motion, b: &Motion, t: &Motion, pairs: &[GripPair]) -> Option<Gr
     let mut contacts = Vec::new();
     for p in pairs.iter().filter(|p| p.start <= p.end && p.end < frames) {
         let (mut s_sum, mut t_sum, mut d_sum, mut d_max) = (0.0, 0.0, 0.0, 0.0f64);
-        for f in p.start..=p.end {
+        for (f, worst) in per_frame
+            .iter_mut()
+            .enumerate()
+            .take(p.end + 1)
+            .skip(p.start)
+        {
             let da = a.at(f, p.a.0).distance(a.at(f, p.a.1)) / ha;
             let db = b.at(f, p.b.0).distance(b.at(f, p.b.1)) / ht;
             let d = (da - db).abs() * MM_AT_1_75;
             (s_sum, t_sum, d_sum) = (s_sum + da * MM_AT_1_75, t_sum + db * MM_AT_1_75, d_sum + d);
             d_max = d_max.max(d);
-            per_frame[f] = per_frame[f].max(d);
+            *worst = worst.max(d);
         }
         let n = (p.end + 1 - p.start) as f64;
         (sum, count, max) = (sum + d_sum, count + n as usize, max.max(d_max));

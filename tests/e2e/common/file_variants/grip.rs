@@ -40,7 +40,7 @@ pub fn grip_walk(dir: &Path) -> PathBuf {
         ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
     };
     let arms = ARMS.map(|names| names.map(joint));
-    let mut keys = vec![Vec::with_capacity(times.len()); 6];
+    let mut keys: Vec<Vec<Quat>> = vec![Vec::new(); 6];
     let mut rotations = vec![Quat::IDENTITY; s.len()];
     for &t in &times {
         let mut pose = rest.clone();
