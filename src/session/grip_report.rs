@@ -68,3 +68,41 @@ impl Session {
         quality::grip(a, b, t, &pairs)
     }
 }
+
+impl Session {
+    /// The contacts the solve keeps on clip `name`, from one retarget: per planted target
+    /// foot (as `foot_contacts`), then per hand touch the arms keep (a row named by what
+    /// touches what: "hands together", "left hand on hips"); the hands' are empty when
+    /// hand contacts are off.
+    pub fn solve_contacts(
+        &self,
+        name: Option<&str>,
+    ) -> Result<(Vec<super::FootContacts>, Vec<super::FootContacts>), super::SessionError> {
+        use crate::core::contacts::FootContact;
+        let mut r = self.retargeter()?;
+        let output = self.retarget_clip_by(&mut r, name, None)?;
+        let names = self.target.skeleton().names();
+        let feet = (output.plant.contacts.iter())
+            .map(|(foot, contacts)| super::FootContacts {
+                foot: names[*foot].clone(),
+                contacts: contacts.clone(),
+            })
+            .collect();
+        let mut hands: Vec<super::FootContacts> = Vec::new();
+        for c in &output.plant.hand_contacts {
+            let label = c.touch.label();
+            let span = FootContact {
+                start: c.start,
+                end: c.end,
+            };
+            match hands.iter_mut().find(|h| h.foot == label) {
+                Some(row) => row.contacts.push(span),
+                None => hands.push(super::FootContacts {
+                    foot: label,
+                    contacts: vec![span],
+                }),
+            }
+        }
+        Ok((feet, hands))
+    }
+}
