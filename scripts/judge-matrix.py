@@ -25,12 +25,14 @@ import subprocess
 import sys
 
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
-LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0}
+LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0,
+          "grip": 30.0}
 # How far Blender's reading of a case's FBX may be from its reading of the GLB, as a share of
 # the figure's size (its largest extent at the first frame).
 FBX_TOL = 1e-4
 # How far judge's reading may be from ours before the two readers disagree.
-AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0}
+AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0,
+         "grip": 3.0}
 
 
 # A humanoid of bare nodes (a VRM with no skin): Blender makes empties, not an armature.
@@ -96,6 +98,8 @@ def measure(case, dumps, work):
     p = judge("pelvis", a, b, t, spec)
     g, g0 = judge("ground", a, b, t, spec), judge("ground", a, a, a, spec_own)
     s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
+    # Hand contacts held through the clip (the spec lists only those): the worst frame, mm.
+    h = judge("grip", a, b, t, spec) if case["spec"].get("grips") else None
     # An empty reading (a creature has no judged limb segments) is no figure, not `{}`.
     val = lambda r, k: r.get(k) if r else None
     sub = lambda x, y: None if x is None or y is None else x - y
@@ -105,6 +109,7 @@ def measure(case, dumps, work):
         "pelvis": val(p, "pelvis_diff"),
         "ground": sub(val(g, "float_mean_mm"), val(g0, "float_mean_mm")),
         "skate": sub(val(s, "skate_mean_mm"), val(s0, "skate_mean_mm")),
+        "grip": None if val(h, "grip_diff_max") is None else val(h, "grip_diff_max") * 1750,
     }
     o = case.get("ours") or {}
     diff = lambda a, b: None if o.get(a) is None or o.get(b) is None else o[a] - o[b]
@@ -114,6 +119,7 @@ def measure(case, dumps, work):
         "pelvis": diff("pelvis_tgt", "pelvis_src"),
         "ground": diff("ground_tgt", "ground_src"),
         "skate": diff("skate_tgt", "skate_src"),
+        "grip": o.get("grip"),
     }
     return fig, ours
 

@@ -287,6 +287,18 @@ pub struct SolveArgs {
     /// the source's path in metres and warps the strides to cover it (every clip retargeted).
     #[arg(long, value_parser = parse_stride)]
     pub stride: Option<crate::core::retarget::Stride>,
+    /// Keep the source's hand contacts (hands together, a hand on the hips, chest or head)
+    /// with arm IK: `on` (the default, for humanoids with both arms mapped) or `off`.
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub hand_contacts: Option<bool>,
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is neither on nor off")),
+    }
 }
 
 fn parse_stride(s: &str) -> Result<crate::core::retarget::Stride, String> {
@@ -305,6 +317,9 @@ impl SolveArgs {
         }
         if self.mirror {
             session.solve.settings.mirror = true;
+        }
+        if let Some(on) = self.hand_contacts {
+            session.solve.settings.hand_contacts = on;
         }
         for joint in &self.reach {
             if !session.solve.reach.contains(joint) {

@@ -9,6 +9,7 @@ mod curves;
 mod edit;
 mod export;
 mod facing;
+mod grip_report;
 mod missing;
 mod quality_report;
 mod side;

@@ -78,7 +78,7 @@ const KEEP_PATH: &str = "Keep the source's path (this clip)";
 
 /// The on/off switches, each with what it does in a tooltip.
 fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
-    let switches: [(&mut bool, &str, &str); 6] = [
+    let switches: [(&mut bool, &str, &str); 7] = [
         (
             &mut s.plant_feet,
             "Plant feet",
@@ -93,6 +93,12 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
             &mut s.lower_hips,
             "Lower hips",
             "Lower the pelvis where a planted leg cannot reach its foot",
+        ),
+        (
+            &mut s.hand_contacts,
+            "Hand contacts",
+            "Keep the source's hands together, and on the hips, chest or head, where they \
+             touch, with arm IK",
         ),
         (
             &mut s.limits,

@@ -24,7 +24,7 @@ fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
         .or(source.fps())
         .unwrap_or(30.0)
         .max(1e-3);
-    let feet = session.foot_contacts(Some(clip))?;
+    let (feet, hands) = session.solve_contacts(Some(clip))?;
     let drawn = feet
         .iter()
         .filter(|f| session.solve.drawn_contacts(clip, &f.foot).is_some())
@@ -33,6 +33,7 @@ fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
     Ok(ContactBars {
         frames: (source.duration_secs() * fps).round() as usize + 1,
         feet,
+        hands,
         drawn,
         start_secs: source.start_secs(),
         duration_secs: source.duration_secs(),
@@ -76,6 +77,7 @@ impl StudioApp {
             return;
         };
         let (drawn, change) = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
+        crate::app::timeline::hand_bars::hand_bars_ui(ui, rail, bars, &mut self.playback, &info);
         if let Some(change) = change {
             let spans = change.contacts.map(|c| bars.spans(&c));
             self.commands.push(Command::Edit(Edit::SetContacts {

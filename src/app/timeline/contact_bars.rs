@@ -20,6 +20,8 @@ const ROW_HEIGHT: f32 = 14.0;
 pub struct ContactBars {
     pub frames: usize,
     pub feet: Vec<FootContacts>,
+    /// Per hand touch the arms keep, its contacts (`hand_bars`).
+    pub hands: Vec<FootContacts>,
     /// Feet whose contacts on this clip were drawn by hand.
     pub drawn: Vec<String>,
     /// The clip's first key and length, in seconds: frame k of `frames` is at
@@ -70,7 +72,7 @@ pub fn bar_span(contact: &FootContact, frames: usize, rail: egui::Rangef) -> egu
 }
 
 /// The seconds from the clip's start of output frame `frame` of `frames`.
-fn frame_time(frame: usize, frames: usize, clip: &ClipInfo) -> f32 {
+pub(super) fn frame_time(frame: usize, frames: usize, clip: &ClipInfo) -> f32 {
     let t = frame as f32 / (frames.max(2) - 1) as f32;
     t.clamp(0.0, 1.0) * clip.duration_secs
 }
@@ -129,7 +131,7 @@ pub fn contact_bars_ui(
 }
 
 /// The current time's line across a row, continuing the strip's marker.
-fn marker_ui(
+pub(super) fn marker_ui(
     ui: &egui::Ui,
     rail: egui::Rangef,
     lane: egui::Rect,
@@ -168,7 +170,7 @@ fn bar_ui(
 }
 
 /// The foot's name at the row's left, on a plate so it reads over the bars.
-fn name_ui(ui: &egui::Ui, name: &str, lane: egui::Rect) {
+pub(super) fn name_ui(ui: &egui::Ui, name: &str, lane: egui::Rect) {
     let painter = ui.painter();
     let galley = painter.layout_no_wrap(
         name.to_owned(),

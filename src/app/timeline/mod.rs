@@ -3,6 +3,7 @@
 
 pub mod contact_bars;
 pub mod contact_edit;
+pub mod hand_bars;
 pub mod quality_strip;
 
 use eframe::egui;

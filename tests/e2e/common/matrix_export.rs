@@ -56,7 +56,28 @@ fn ours(report: &Report) -> Value {
         "ground_tgt": report.ground.as_ref().map(|g| g.target.mean_mm),
         "skate_src": report.skate.as_ref().map(|g| g.source.mean_mm),
         "skate_tgt": report.skate.as_ref().map(|g| g.target.mean_mm),
+        "grip": held_grips(report).map(|(_, worst)| worst),
     })
+}
+
+/// judge's `grips` pairs for the hand contacts that hold through every frame (judge's grip
+/// compares every frame of the dumps), and our worst frame over them (mm at 1.75 m).
+fn held_grips(report: &Report) -> Option<(Vec<Value>, f64)> {
+    let held: Vec<_> = (report.grip.iter().flat_map(|g| &g.contacts))
+        .filter(|c| c.start == 0 && c.end + 1 == report.frames)
+        .collect();
+    let worst = held.iter().map(|c| c.diff_max_mm).reduce(f64::max)?;
+    let pairs = held
+        .iter()
+        .map(|c| {
+            let ((a0, a1), (b0, b1)) = &c.joints;
+            json!([
+                [blender_name(a0), blender_name(a1)],
+                [blender_name(b0), blender_name(b1)]
+            ])
+        })
+        .collect();
+    Some((pairs, worst))
 }
 
 /// The target file with its joints in its own pose (the bind pose as our reader reads the
@@ -242,7 +263,12 @@ pub fn export_case(
         "output": out,
         "output_args": output_args,
         "fbx": fbx,
-        "spec": judge_spec(session),
+        "spec": judge_spec(session).map(|mut spec| {
+            if let Some((grips, _)) = held_grips(report) {
+                spec["grips"] = Value::Array(grips);
+            }
+            spec
+        }),
         "ours": ours(report),
         "known": known,
     }))

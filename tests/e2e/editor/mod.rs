@@ -8,6 +8,7 @@ mod basics;
 mod bone_map;
 mod curves;
 mod first_hour;
+mod hand_bars;
 mod layout;
 mod moved_files;
 mod panels;

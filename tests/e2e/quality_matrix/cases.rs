@@ -4,8 +4,8 @@
 use crate::common::asset_path;
 use crate::common::creature_set::{fox_variants, robot_renamed};
 use crate::common::file_variants::{
-    Convention, bound_elsewhere, degenerate_zero_pose, fox_walk_bvh_facing_x, longer_legs,
-    mixamo_through_blender, renamed, reoriented, rescaled, research_dataset_layout,
+    Convention, bound_elsewhere, degenerate_zero_pose, fox_walk_bvh_facing_x, grip_walk,
+    longer_legs, mixamo_through_blender, renamed, reoriented, rescaled, research_dataset_layout,
     root_offset_at_hips, z_up_bvh,
 };
 use std::path::{Path, PathBuf};
@@ -337,6 +337,8 @@ pub(super) fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)
     let z_up = dir.join("02_01[z-up].bvh");
     std::fs::write(&z_up, z_up_bvh(&walk)).unwrap();
     out.push(("02_01[z-up]".into(), z_up, None));
+    // A hand contact: both hands on one grip through the walk (the grip measure's case).
+    out.push(("02_01[grip]".into(), grip_walk(dir), None));
     // A research dataset's layout (every bone along +X, six channels, an extra root, ZXY,
     // 4 m from the origin), and MakeHuman's undeclared Z-up decimetres with `__` helpers.
     let research = dir.join("02_01[research-layout].bvh");

@@ -21,6 +21,8 @@ pub enum Measure {
     Skate,
     /// A chain in absolute mode short of its source's end (per frame only, not judged).
     Reach,
+    /// The source's hand contacts kept (judged only when the source has one).
+    Grip,
 }
 
 impl Measure {
@@ -33,6 +35,7 @@ impl Measure {
             Measure::Ground => "ground",
             Measure::Skate => "skate",
             Measure::Reach => "reach",
+            Measure::Grip => "grip",
         }
     }
 }
@@ -89,6 +92,8 @@ pub struct Report {
     /// `None`: the source has no contact; not judged.
     pub skate: Option<Pair<SkateFigures>>,
     pub contacts: Vec<FootContacts>,
+    /// `None`: the source has no hand contact; not judged.
+    pub grip: Option<super::grip::GripFigures>,
     /// The judged measures, in a fixed order.
     pub verdicts: Vec<Verdict>,
     /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.

@@ -111,6 +111,10 @@ impl Report {
                 let limit = th.ground_mm;
                 format!("source's own {s:.1} mm, target {t:.1} mm over {n} planted frames (limit ±{limit} mm)")
             }),
+            Measure::Grip => self.grip.as_ref().map_or_else(String::new, |g| {
+                let (max, mean, n, limit) = (g.max_mm, g.mean_mm, g.contacts.len(), th.grip_mm);
+                format!("worst {max:.1} mm, mean {mean:.1} mm off the source's over {n} hand contacts (limit {limit} mm)")
+            }),
             Measure::Skate => self.skate.as_ref().map_or_else(String::new, |k| {
                 let (s, t, n) = (k.source.mean_mm, k.target.mean_mm, k.target.contacts);
                 let limit = th.skate_mm;
@@ -138,6 +142,14 @@ impl fmt::Display for Report {
             let verdict = if v.passed { "PASS" } else { "FAIL" };
             let figures = self.figures(v.measure);
             writeln!(f, "{:<10} {verdict}  {figures}", v.measure.label())?;
+        }
+        for c in self.grip.iter().flat_map(|g| &g.contacts) {
+            let (s, t, worst) = (c.source_mm, c.target_mm, c.diff_max_mm);
+            writeln!(
+                f,
+                "  {} {}–{} ({}–{} onto {}–{}): source {s:.0} mm, target {t:.0} mm, worst frame {worst:.1} mm off",
+                c.touch, c.start, c.end, c.joints.0.0, c.joints.0.1, c.joints.1.0, c.joints.1.1
+            )?;
         }
         if self.ground.is_none() {
             writeln!(f, "no contacts found: ground and skate not judged")?;

@@ -57,6 +57,7 @@ impl Retargeter {
         let mut report = plant::PlantReport::default();
         let times = if job.plan.solve.plant_feet && !job.plan.legs.is_empty()
             || !job.plan.reach.is_empty()
+            || job.holds_hands()
         {
             // Planting needs the whole clip solved before any frame is final.
             let solved = job.solve_frames(source, &reader, target, frames);
@@ -65,9 +66,13 @@ impl Retargeter {
                 mut poses,
                 feet,
                 reached,
+                hands,
             } = solved;
             report = job.plant(target, &mut poses, &times, &feet);
             report.reach_missed = job.reach_poses(target, &mut poses, &reached);
+            if job.holds_hands() {
+                report.hand_contacts = job.hold_hands(target, &mut poses, &times, &hands);
+            }
             job.settle_twists(target, &mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
@@ -111,6 +116,8 @@ pub(super) struct Solved {
     /// Per leg, the source foot's world position per frame (when planting is on).
     pub feet: Vec<Vec<glam::Vec3>>,
     pub reached: Vec<Vec<glam::Vec3>>,
+    /// The source's hands and body points per frame, when hand contacts are kept.
+    pub hands: super::arms::hold::SourceTracks,
 }
 
 impl Retargeter {
@@ -128,6 +135,8 @@ impl Retargeter {
         let mut feet = vec![Vec::with_capacity(frames); self.plan.legs.len()];
         let mut reached = vec![Vec::with_capacity(frames); self.plan.reach.len()];
         let planting = self.plan.solve.plant_feet && !self.plan.legs.is_empty();
+        let arms = self.plan.arms.as_ref().filter(|_| self.holds_hands());
+        let mut hands = vec![Vec::with_capacity(frames); arms.map_or(0, |a| a.body.len() + 2)];
         let each = |solver: &Self, source_pose: &Pose, target_pose: &Pose, _| {
             // Source positions only for a pass that uses them: the frame-by-frame solve
             // (the runtime's default) pays nothing here.
@@ -144,6 +153,9 @@ impl Retargeter {
                     track.push(glam::Vec3::from(at.translation));
                 }
             }
+            for (chain, track) in arms.iter().flat_map(|a| a.source_chains()).zip(&mut hands) {
+                track.push(super::root::chain_world(container, chain, source_pose));
+            }
             poses.push(target_pose.clone());
             Ok::<_, std::convert::Infallible>(())
         };
@@ -153,6 +165,7 @@ impl Retargeter {
             poses,
             feet,
             reached,
+            hands,
         }
     }
 

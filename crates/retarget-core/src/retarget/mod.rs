@@ -5,6 +5,7 @@
 //! the real parent rotation `Pt` of this frame so unmapped bones in between keep their
 //! reference pose.
 
+mod arms;
 mod clip;
 mod fast;
 mod fit;
@@ -122,6 +123,8 @@ pub(super) struct Plan {
     mirror_twins: Option<Vec<usize>>,
     /// Chains solved in absolute mode (`reach`).
     reach: Vec<reach::ReachChain>,
+    /// The arms that keep the source's hand contacts (both arms mapped).
+    arms: Option<arms::Arms>,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
@@ -282,6 +285,7 @@ impl Retargeter {
             copies::rigid_scales(source_container, target_container, &target_reference.locals)
                 .filter(|_| translations.iter().any(|t| t.local.is_some()));
         let legs = legs::ik::legs(map, target, &tgt_ref, source.parents(), &rotations);
+        let arms = arms::Arms::new(map, (source, &src_ref), (target, &tgt_ref), &rotations);
         // A pelvis placed again after the joints below it (`RootSolve::settle`) would leave
         // their memoized worlds behind.
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
@@ -302,6 +306,7 @@ impl Retargeter {
             solve: legs::plant::SolveSettings::frame_by_frame(),
             mirror_twins: None,
             reach: Vec::new(),
+            arms,
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),

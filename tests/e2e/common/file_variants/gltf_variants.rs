@@ -84,12 +84,27 @@ fn random_turns(g: &Glb, seed: u64) -> Vec<Quat> {
 /// `factor` times further from its parent, in node TRS and translation keys; the inverse
 /// bind matrices are recomputed from the lengthened bind pose so bind and rest agree.
 pub fn longer_legs(glb: &[u8], factor: f32) -> Vec<u8> {
-    let mut g = Glb::parse(glb);
-    let legs = nodes_of(
-        &human_bones(&g),
+    longer_below(
+        glb,
         &[HumanBone::LeftUpperLeg, HumanBone::RightUpperLeg],
-    );
-    assert!(!legs.is_empty(), "no upper legs found by name");
+        factor,
+    )
+}
+
+/// The same below the upper arms: arms (forearms, hands, fingers) `factor` times as long.
+pub fn longer_arms(glb: &[u8], factor: f32) -> Vec<u8> {
+    longer_below(
+        glb,
+        &[HumanBone::LeftUpperArm, HumanBone::RightUpperArm],
+        factor,
+    )
+}
+
+/// Every node below `bones` moved `factor` times further from its parent (`longer_legs`).
+fn longer_below(glb: &[u8], bones: &[HumanBone], factor: f32) -> Vec<u8> {
+    let mut g = Glb::parse(glb);
+    let legs = nodes_of(&human_bones(&g), bones);
+    assert!(!legs.is_empty(), "no {bones:?} found by name");
     let below = below_any(&g, &legs);
     for (n, &is_below) in below.iter().enumerate() {
         if is_below && g.json["nodes"][n].get("skin").is_none() {

@@ -23,6 +23,7 @@ pub mod expressive_vrm;
 pub mod four_armed;
 pub mod glb;
 pub mod gltf_variants;
+pub mod grip;
 pub mod joint_names;
 pub mod labels;
 pub mod mesh_space;
@@ -39,7 +40,8 @@ pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
 pub use expressive_vrm::robot_as_vrm;
 pub use four_armed::four_armed;
-pub use gltf_variants::{longer_legs, rename_map, renamed, reoriented, rescaled};
+pub use gltf_variants::{longer_arms, longer_legs, rename_map, renamed, reoriented, rescaled};
+pub use grip::grip_walk;
 pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mesh_space::bound_elsewhere;

@@ -51,6 +51,9 @@ pub struct SolveSettings {
     pub mirror: bool,
     /// The mirror's plane and the hips' rules.
     pub mirror_plane: crate::mirror::MirrorSettings,
+    /// Keep the source's hand contacts (hands together, a hand on the body) with arm IK.
+    pub hand_contacts: bool,
+    pub hand_thresholds: crate::contacts::HandThresholds,
 }
 
 impl SolveSettings {
@@ -62,6 +65,7 @@ impl SolveSettings {
         self.blend_secs = fix(self.blend_secs, 0.0, 2.0, d.blend_secs);
         self.max_extension = fix(self.max_extension, 0.5, 1.0, d.max_extension);
         self.contacts = self.contacts.sanitized();
+        self.hand_thresholds = self.hand_thresholds.sanitized();
         let axis = |a: Option<Vec3>| a.filter(|v| v.is_finite() && v.length_squared() > 1e-12);
         self.mirror_plane.axis = axis(self.mirror_plane.axis);
         self.mirror_plane.hips_axis = axis(self.mirror_plane.hips_axis);
@@ -73,6 +77,7 @@ impl SolveSettings {
     pub fn frame_by_frame() -> Self {
         Self {
             plant_feet: false,
+            hand_contacts: false,
             ..Self::default()
         }
     }
@@ -92,6 +97,8 @@ impl Default for SolveSettings {
             ik_cache: false,
             mirror: false,
             mirror_plane: Default::default(),
+            hand_contacts: true,
+            hand_thresholds: Default::default(),
         }
     }
 }
@@ -109,6 +116,8 @@ pub struct PlantReport {
     /// Per frame, how far the reach chains' farthest end stays from its goal (world
     /// units); empty without reach chains.
     pub reach_missed: Vec<f32>,
+    /// The source's hand contacts (output frames) that the arms kept, when they keep them.
+    pub hand_contacts: Vec<crate::contacts::HandContact>,
 }
 
 impl Retargeter {

@@ -1,0 +1,350 @@
+//! Hand contacts of a source clip: runs of frames where the two hands meet (a clap, two hands
+//! on one sword) or a hand rests on the body (a hip, the chest, the head), found with
+//! hysteresis and a shortest run as the feet's are, so the solver can keep them on a target
+//! whose arms have other proportions (`retarget::arms`) and `check` can measure them
+//! (`quality::grip`). Read from world positions alone, so the source clip and a pose dump
+//! give the same contacts.
+
+use super::detect::fix;
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+/// Shares of the figure's height (speeds per second).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HandThresholds {
+    /// The hands meet closer than this, and part only beyond `hands_exit`.
+    pub hands_enter: f32,
+    pub hands_exit: f32,
+    /// A hand touches a body point closer than this, and leaves it beyond `body_exit`.
+    pub body_enter: f32,
+    pub body_exit: f32,
+    /// A hand rests on the body moving slower than this against the body point, and
+    /// leaves it faster than `body_exit_speed` (an arm swinging past the hip is no touch).
+    pub body_speed: f32,
+    pub body_exit_speed: f32,
+    /// Shorter runs are passing touches, not contacts.
+    pub min_frames: usize,
+}
+
+impl Default for HandThresholds {
+    fn default() -> Self {
+        Self {
+            hands_enter: 0.08,
+            hands_exit: 0.10,
+            body_enter: 0.11,
+            body_exit: 0.13,
+            body_speed: 0.25,
+            body_exit_speed: 0.5,
+            min_frames: 3,
+        }
+    }
+}
+
+impl HandThresholds {
+    /// Every number finite and in range, exits no tighter than entries.
+    pub fn sanitized(mut self) -> Self {
+        let d = Self::default();
+        self.hands_enter = fix(self.hands_enter, 0.0, 1.0, d.hands_enter);
+        self.hands_exit = fix(self.hands_exit, self.hands_enter, 1.0, d.hands_exit);
+        self.body_enter = fix(self.body_enter, 0.0, 1.0, d.body_enter);
+        self.body_exit = fix(self.body_exit, self.body_enter, 1.0, d.body_exit);
+        self.body_speed = fix(self.body_speed, 0.0, 10.0, d.body_speed);
+        self.body_exit_speed = fix(
+            self.body_exit_speed,
+            self.body_speed,
+            10.0,
+            d.body_exit_speed,
+        );
+        self.min_frames = self.min_frames.clamp(1, 10_000);
+        self
+    }
+}
+
+/// Which hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hand {
+    Left,
+    Right,
+}
+
+impl Hand {
+    pub fn index(self) -> usize {
+        match self {
+            Hand::Left => 0,
+            Hand::Right => 1,
+        }
+    }
+}
+
+/// A point of the body a hand may rest on: the pelvis, the chest (or upper spine), the head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyPoint {
+    Hips,
+    Chest,
+    Head,
+}
+
+impl BodyPoint {
+    pub const ALL: [BodyPoint; 3] = [BodyPoint::Hips, BodyPoint::Chest, BodyPoint::Head];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BodyPoint::Hips => "hips",
+            BodyPoint::Chest => "chest",
+            BodyPoint::Head => "head",
+        }
+    }
+}
+
+/// What touches what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Touch {
+    /// The two hands together.
+    Hands,
+    /// One hand on a body point.
+    Body { hand: Hand, body: BodyPoint },
+}
+
+impl Touch {
+    /// In words: "hands", "left hand on hips".
+    pub fn label(self) -> String {
+        match self {
+            Touch::Hands => "hands together".to_owned(),
+            Touch::Body { hand, body } => {
+                let side = if hand == Hand::Left { "left" } else { "right" };
+                format!("{side} hand on {}", body.name())
+            }
+        }
+    }
+
+    /// Whether `hand` takes part.
+    pub fn moves(self, which: Hand) -> bool {
+        match self {
+            Touch::Hands => true,
+            Touch::Body { hand, .. } => hand == which,
+        }
+    }
+}
+
+/// Frames `start..=end` where `touch` holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandContact {
+    pub touch: Touch,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl HandContact {
+    pub fn contains(&self, frame: usize) -> bool {
+        (self.start..=self.end).contains(&frame)
+    }
+
+    pub fn frames(&self) -> usize {
+        self.end + 1 - self.start
+    }
+}
+
+/// The source's world paths a detection reads: the left and right hands, and the body
+/// points it has (each one position per frame).
+#[derive(Clone, Copy, Debug)]
+pub struct HandTracks<'a> {
+    pub hands: [&'a [Vec3]; 2],
+    pub body: &'a [(BodyPoint, &'a [Vec3])],
+}
+
+/// The hand contacts of a clip at `times` on a figure `height` tall: hands together first,
+/// then each hand on each body point, each kind in frame order.
+pub fn detect_hands(
+    tracks: HandTracks,
+    times: &[f32],
+    height: f32,
+    limits: &HandThresholds,
+) -> Vec<HandContact> {
+    let [left, right] = tracks.hands;
+    let n = left.len().min(right.len()).min(times.len());
+    if n < 2 || height.is_nan() || height <= 0.0 {
+        return Vec::new();
+    }
+    let apart = |i: usize| left[i].distance(right[i]) / height;
+    let mut out: Vec<HandContact> = runs(
+        n,
+        |i| apart(i) < limits.hands_enter,
+        |i| apart(i) < limits.hands_exit,
+        limits.min_frames,
+    )
+    .map(|(start, end)| HandContact {
+        touch: Touch::Hands,
+        start,
+        end,
+    })
+    .collect();
+    for (hand, path) in [(Hand::Left, left), (Hand::Right, right)] {
+        for &(body, point) in tracks.body {
+            if point.len() < n {
+                continue;
+            }
+            let near = |i: usize| path[i].distance(point[i]) / height;
+            // The hand's speed against the body point (share of the height per second).
+            let speed = |i: usize| {
+                let (a, b) = if i == 0 { (0, 1) } else { (i - 1, i) };
+                let moved = (path[b] - point[b]) - (path[a] - point[a]);
+                moved.length() / (times[b] - times[a]).max(1e-6) / height
+            };
+            let enters = |i| near(i) < limits.body_enter && speed(i) < limits.body_speed;
+            let stays = |i| near(i) < limits.body_exit && speed(i) < limits.body_exit_speed;
+            let touch = Touch::Body { hand, body };
+            out.extend(
+                runs(n, enters, stays, limits.min_frames).map(|(start, end)| HandContact {
+                    touch,
+                    start,
+                    end,
+                }),
+            );
+        }
+    }
+    out
+}
+
+/// Runs of `n` frames entered where `enters` holds and left where `stays` no longer does,
+/// of `min_frames` or more.
+fn runs(
+    n: usize,
+    enters: impl Fn(usize) -> bool,
+    stays: impl Fn(usize) -> bool,
+    min_frames: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    let mut found = Vec::new();
+    let mut start: Option<usize> = None;
+    for i in 0..n {
+        match start {
+            None if enters(i) => start = Some(i),
+            Some(s) if !stays(i) => {
+                found.push((s, i - 1));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        found.push((s, n - 1));
+    }
+    let min = min_frames.max(1);
+    found.into_iter().filter(move |(s, e)| e + 1 - s >= min)
+}
+
+/// How much each frame holds `contacts` (any of them), 0 to 1, eased in and out over
+/// `blend` frames as foot plants are (`contacts::weights`).
+pub fn hand_weights(contacts: &[&HandContact], frames: usize, blend: usize) -> Vec<f32> {
+    let spans: Vec<super::FootContact> = contacts
+        .iter()
+        .map(|c| super::FootContact {
+            start: c.start,
+            end: c.end,
+        })
+        .collect();
+    super::weights(&spans, frames, blend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn times(n: usize) -> Vec<f32> {
+        (0..n).map(|i| i as f32 / 30.0).collect()
+    }
+
+    /// Hands `gap(i)` metres apart along x, in front of a still body.
+    fn hands(n: usize, gap: impl Fn(usize) -> f32) -> (Vec<Vec3>, Vec<Vec3>) {
+        let at = Vec3::new(0.0, 1.2, 0.3);
+        let left = (0..n).map(|i| at + Vec3::X * gap(i) / 2.0).collect();
+        let right = (0..n).map(|i| at - Vec3::X * gap(i) / 2.0).collect();
+        (left, right)
+    }
+
+    #[test]
+    fn a_clap_is_one_contact_through_a_wobble_under_the_exit() {
+        // 1 m tall: apart 0.4, together 0.05 for frames 10..=19 with one frame at 0.09
+        // (above the entry, under the exit), apart again.
+        let gap = |i: usize| match i {
+            10..=19 if i == 14 => 0.09,
+            10..=19 => 0.05,
+            _ => 0.4,
+        };
+        let (l, r) = hands(30, gap);
+        let tracks = HandTracks {
+            hands: [&l, &r],
+            body: &[],
+        };
+        let c = detect_hands(tracks, &times(30), 1.0, &HandThresholds::default());
+        assert_eq!(
+            c,
+            vec![HandContact {
+                touch: Touch::Hands,
+                start: 10,
+                end: 19
+            }]
+        );
+    }
+
+    #[test]
+    fn a_touch_shorter_than_the_minimum_run_is_no_contact() {
+        let (l, r) = hands(30, |i| if (10..12).contains(&i) { 0.05 } else { 0.4 });
+        let tracks = HandTracks {
+            hands: [&l, &r],
+            body: &[],
+        };
+        let limits = HandThresholds::default();
+        assert!(detect_hands(tracks, &times(30), 1.0, &limits).is_empty());
+        let two = HandThresholds {
+            min_frames: 2,
+            ..limits
+        };
+        assert_eq!(detect_hands(tracks, &times(30), 1.0, &two).len(), 1);
+        // Nothing to read: no contacts, no panic.
+        let none = HandTracks {
+            hands: [&[], &[]],
+            body: &[],
+        };
+        assert!(detect_hands(none, &[], 1.0, &limits).is_empty());
+    }
+
+    /// A hand resting on the hip while the body walks on is a contact; the other hand
+    /// swinging past the hip as fast is not.
+    #[test]
+    fn a_hand_on_the_hip_moves_with_the_body_and_a_swinging_one_does_not() {
+        let n = 40;
+        let hips: Vec<Vec3> = (0..n)
+            .map(|i| Vec3::new(0.0, 0.9, 0.04 * i as f32))
+            .collect();
+        let left: Vec<Vec3> = hips
+            .iter()
+            .map(|h| *h + Vec3::new(0.15, 0.05, 0.0))
+            .collect();
+        let right: Vec<Vec3> = (0..n)
+            .map(|i| hips[i] + Vec3::new(-0.14, -0.02, 0.1 * (i as f32 * 0.5).sin()))
+            .collect();
+        let body = [(BodyPoint::Hips, &hips[..])];
+        let tracks = HandTracks {
+            hands: [&left, &right],
+            body: &body,
+        };
+        let c = detect_hands(tracks, &times(n), 1.75, &HandThresholds::default());
+        let touch = Touch::Body {
+            hand: Hand::Left,
+            body: BodyPoint::Hips,
+        };
+        assert_eq!(
+            c,
+            vec![HandContact {
+                touch,
+                start: 0,
+                end: n - 1
+            }]
+        );
+        assert_eq!(touch.label(), "left hand on hips");
+    }
+}
