@@ -117,9 +117,12 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
             "Mirror the retargeted clip left to right on the target",
         ),
     ];
-    for (value, label, tip) in switches {
-        ui.checkbox(value, label).on_hover_text(tip);
-    }
+    // Side by side, wrapped: the legs' and limbs' rows below stay in view.
+    ui.horizontal_wrapped(|ui| {
+        for (value, label, tip) in switches {
+            ui.checkbox(value, label).on_hover_text(tip);
+        }
+    });
 }
 
 /// The mirror's plane (found from the rig's symmetry, or a world axis), the hips' own
