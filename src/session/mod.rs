@@ -9,6 +9,7 @@ mod curves;
 mod edit;
 mod export;
 mod facing;
+mod hands;
 mod missing;
 mod quality_report;
 mod side;
@@ -21,6 +22,7 @@ pub use export::{
 };
 use facing::face_side_forward;
 pub use facing::{FacingReading, read_facing};
+pub use hands::JudgedHand;
 pub use missing::{MissingFile, missing_files};
 pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
 pub use solve::FootContacts;
@@ -145,6 +147,7 @@ impl Session {
         }
         session.map = session.automatic_map();
         session.check_map()?;
+        session.align_hands()?;
         session.align_creature_source()?;
         if session.same_rig() {
             session.copy_translations();
@@ -255,7 +258,7 @@ impl Session {
         characterize_side(side)?;
         match role {
             SideRole::Source => self.align_creature_source(),
-            SideRole::Target => Ok(()),
+            SideRole::Target => self.align_hands(),
         }
     }
 

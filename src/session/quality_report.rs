@@ -373,7 +373,7 @@ impl Session {
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
                 .into(),
         })?;
-        quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
+        let mut report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
                 quality::QualityError::Flat(quality::Side::Source)
                 | quality::QualityError::NoLegs(quality::Side::Source) => &self.source,
@@ -383,7 +383,9 @@ impl Session {
                 path: side.path.clone(),
                 problem: e.to_string(),
             }
-        })
+        })?;
+        self.measure_fingers(&a, &b, &mut report);
+        Ok(report)
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Thresholds {
     /// How far a chain in absolute mode may end from its source's end, mm at 1.75 m scale
     /// (the per-frame strip only).
     pub reach_mm: f64,
+    /// Mean finger segment direction error in the hand's frame, degrees.
+    pub fingers_deg: f64,
 }
 
 impl Default for Thresholds {
@@ -33,6 +35,7 @@ impl Default for Thresholds {
             same_rig: 1e-3,
             skate_mm: 5.0,
             reach_mm: 10.0,
+            fingers_deg: 5.0,
         }
     }
 }

@@ -1,0 +1,106 @@
+//! The session's hands: the target's hands and fingers lined up with the source's in the
+//! reference poses (`core::hands`), and the finger joints the fingers measure compares.
+
+use super::{Session, SessionError};
+use crate::core::hands::{HandPair, align_hands, hand_pairs};
+use crate::core::quality::{HandSpec, Motion, Report, fingers, judge_fingers};
+
+/// One hand's joints for the fingers measure, by name: the palm frame's joints on each side
+/// (hand, middle base, index base, outer base) and the segments, as the judge's spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgedHand {
+    pub a: [String; 4],
+    pub b: [String; 4],
+    pub segments: Vec<[[String; 2]; 2]>,
+}
+
+impl Session {
+    /// The hands both sides have, with the finger segments the map pairs.
+    pub fn hand_pairs(&self) -> Vec<HandPair> {
+        hand_pairs(
+            self.source.skeleton(),
+            &self.source.bone_labels(),
+            self.target.skeleton(),
+            &self.target.bone_labels(),
+            &self.map,
+        )
+    }
+
+    /// Turns the target's hands so their palm frames are the source's, and each paired
+    /// finger segment to point where its source segment points, in the reference poses.
+    pub fn align_hands(&mut self) -> Result<(), SessionError> {
+        let pairs = self.hand_pairs();
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let mut reference = self.target.reference.clone();
+        let offsets = align_hands(
+            self.source.skeleton(),
+            &self.source.reference,
+            self.target.skeleton(),
+            &mut reference,
+            &pairs,
+        );
+        for (joint, offset) in offsets {
+            self.target.add_bone_offset(joint, offset);
+        }
+        self.target.rebuild_reference()
+    }
+
+    /// What the fingers measure compares, by joint name.
+    pub fn judged_hands(&self) -> Vec<JudgedHand> {
+        let (src, tgt) = (
+            self.source.skeleton().names(),
+            self.target.skeleton().names(),
+        );
+        self.hand_pairs()
+            .into_iter()
+            .filter(|p| !p.segments.is_empty())
+            .map(|p| JudgedHand {
+                a: p.source.map(|j| src[j].clone()),
+                b: p.target.map(|j| tgt[j].clone()),
+                segments: p
+                    .segments
+                    .iter()
+                    .map(|s| {
+                        [
+                            [src[s.source.0].clone(), src[s.source.1].clone()],
+                            [tgt[s.target.0].clone(), tgt[s.target.1].clone()],
+                        ]
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Adds the fingers measure to `report` where both sides have hands with paired fingers.
+    pub(super) fn measure_fingers(&self, a: &Motion, b: &Motion, report: &mut Report) {
+        let index = |m: &Motion, names: &[String]| -> Option<Vec<usize>> {
+            names.iter().map(|n| m.joint(n)).collect()
+        };
+        let specs: Vec<HandSpec> = self
+            .judged_hands()
+            .iter()
+            .filter_map(|h| {
+                let pa = index(a, &h.a)?;
+                let pb = index(b, &h.b)?;
+                let segments = h
+                    .segments
+                    .iter()
+                    .filter_map(|[s, t]| {
+                        let (s, t) = (index(a, s)?, index(b, t)?);
+                        Some(((s[0], s[1]), (t[0], t[1])))
+                    })
+                    .collect();
+                Some(HandSpec {
+                    a: [pa[0], pa[1], pa[2], pa[3]],
+                    b: [pb[0], pb[1], pb[2], pb[3]],
+                    segments,
+                })
+            })
+            .collect();
+        if let Some(figures) = fingers(a, b, &specs) {
+            judge_fingers(report, figures);
+        }
+    }
+}
