@@ -11,6 +11,7 @@ pub use pairs::{HandPair, SegmentLink, hand_pairs};
 pub use shape::{FingerShape, finger_shape, palm_frame};
 
 use crate::humanoid::HumanBone;
+use crate::mapping::BoneMap;
 use crate::skeleton::Skeleton;
 
 /// The five digits, thumb first, then index to little (across the palm).
@@ -142,6 +143,28 @@ pub fn hands(skeleton: &Skeleton, labels: &[Option<HumanBone>]) -> Vec<Hand> {
         }
     }
     out
+}
+
+/// Whether `bone` is a finger's or a thumb's.
+pub fn is_digit_bone(bone: HumanBone) -> bool {
+    Digit::ALL
+        .iter()
+        .any(|d| d.bones(true).contains(&bone) || d.bones(false).contains(&bone))
+}
+
+/// Whether unmapped target joint `joint` hangs below a mapped finger joint, with only
+/// unmapped joints between: it keeps its reference turn against that joint rather than a
+/// blend of the mapped joints around it, so a finger segment split in two (a joint the
+/// source has not) points, whole, where its source segment points.
+pub fn rigid_in_finger(target: &Skeleton, map: &BoneMap, joint: usize) -> bool {
+    let mut at = target.parents()[joint];
+    while let Some(j) = at {
+        if let Some(pair) = map.for_target(j) {
+            return pair.bone.is_some_and(is_digit_bone);
+        }
+        at = target.parents()[j];
+    }
+    false
 }
 
 #[cfg(test)]
