@@ -33,6 +33,7 @@ impl Session {
         if pairs.is_empty() {
             return Ok(());
         }
+        self.map_metacarpals(&pairs);
         let mut reference = self.target.reference.clone();
         let offsets = align_hands(
             self.source.skeleton(),
@@ -45,6 +46,26 @@ impl Session {
             self.target.add_bone_offset(joint, offset);
         }
         self.target.rebuild_reference()
+    }
+
+    /// Each target metacarpal follows the source's metacarpal of its digit, or, where the
+    /// source has none, the source's hand (it stays as it rests on the hand): left to the
+    /// automatic map it may follow the finger above it (and carry the finger's base with its
+    /// curl) or stay with the forearm. Pairs from labels, names or made by hand are kept.
+    fn map_metacarpals(&mut self, pairs: &[HandPair]) {
+        use crate::core::{BonePair, MapMethod};
+        for &(source, target) in pairs.iter().flat_map(|p| &p.metacarpals) {
+            let kept = self.map.for_target(target).is_some_and(|p| {
+                p.bone.is_some() || !matches!(p.method, MapMethod::Chain | MapMethod::Topology)
+            });
+            if !kept {
+                self.map.insert(BonePair {
+                    method: MapMethod::Chain,
+                    confidence: 0.7,
+                    ..BonePair::new(source, target)
+                });
+            }
+        }
     }
 
     /// What the fingers measure compares, by joint name.

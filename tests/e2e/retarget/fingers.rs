@@ -29,7 +29,10 @@ fn fingers(clip: &str, target: &Path) -> (f64, f64) {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     let f = &json["report"]["fingers"];
     assert!(f.is_object(), "no fingers measure onto {target:?}");
-    (f["mean_deg"].as_f64().unwrap(), f["max_deg"].as_f64().unwrap())
+    (
+        f["mean_deg"].as_f64().unwrap(),
+        f["max_deg"].as_f64().unwrap(),
+    )
 }
 
 fn variant(dir: &Path, name: &str, bytes: Vec<u8>) -> std::path::PathBuf {

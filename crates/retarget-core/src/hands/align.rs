@@ -9,7 +9,8 @@ use crate::reference::{ReferencePose, rotation_of};
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
 
-/// Turns each paired target hand so its palm frame is the source's, then each paired finger
+/// Turns each paired target hand (and the palm bones beside it) so its palm frame is the
+/// source's, then each paired finger
 /// segment (parents first) so it points where its source segment points. Returns per-joint
 /// rotation offsets (in the parent's space) to feed `ReferencePose::new`, and updates
 /// `target_ref` in place.
@@ -28,8 +29,10 @@ pub fn align_hands(
         let tgt = positions(&target_ref.world_matrices(target));
         if let (Some(fs), Some(ft)) = (frame(&src, pair.source), frame(&tgt, pair.target)) {
             let turn = Quat::from_mat3(&(fs * ft.transpose())).normalize();
-            turn_joint(target, target_ref, pair.target[0], turn);
-            turned.push(pair.target[0]);
+            for &j in std::iter::once(&pair.target[0]).chain(&pair.target_beside) {
+                turn_joint(target, target_ref, j, turn);
+                turned.push(j);
+            }
         }
         let mut segments = pair.segments.clone();
         segments.sort_by_key(|s| s.target.0);

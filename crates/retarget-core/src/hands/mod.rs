@@ -63,6 +63,12 @@ pub struct Hand {
     pub left: bool,
     pub hand: usize,
     pub digits: [Vec<usize>; 5],
+    /// Unlabelled palm bones beside the hand (under the forearm) that carry fingers: the
+    /// robot's `Palm1.L` and `Palm3.L` beside its `Palm2.L` hand. They move with the hand.
+    pub beside: Vec<usize>,
+    /// Per digit, its unlabelled metacarpal: the joint just above the digit's first joint
+    /// when that is neither the hand nor the forearm (rigify's `palm.01.L`).
+    pub metacarpals: [Option<usize>; 5],
 }
 
 impl Hand {
@@ -139,9 +145,46 @@ pub fn hands(skeleton: &Skeleton, labels: &[Option<HumanBone>]) -> Vec<Hand> {
             joints
         });
         if digits.iter().any(|d| !d.is_empty()) {
-            out.push(Hand { left, hand, digits });
+            let beside = palm_bones_beside(skeleton, labels, hand, &digits);
+            let metacarpals = digits.clone().map(|d| {
+                let above = skeleton.parents()[*d.first()?]?;
+                let unlabelled = labels.get(above).copied().flatten().is_none();
+                (above != hand && Some(above) != Some(arm) && unlabelled).then_some(above)
+            });
+            out.push(Hand {
+                left,
+                hand,
+                digits,
+                beside,
+                metacarpals,
+            });
         }
     }
+    out
+}
+
+/// The unlabelled bones between the forearm and a finger that is not below the hand.
+fn palm_bones_beside(
+    skeleton: &Skeleton,
+    labels: &[Option<HumanBone>],
+    hand: usize,
+    digits: &[Vec<usize>; 5],
+) -> Vec<usize> {
+    let arm = skeleton.parents()[hand];
+    let mut out = Vec::new();
+    for first in digits.iter().filter_map(|d| d.first().copied()) {
+        if skeleton.is_ancestor(hand, first) {
+            continue;
+        }
+        let mut at = skeleton.parents()[first];
+        while let Some(j) = at.filter(|&j| Some(j) != arm) {
+            if labels.get(j).copied().flatten().is_none() && !out.contains(&j) {
+                out.push(j);
+            }
+            at = skeleton.parents()[j];
+        }
+    }
+    out.sort_unstable();
     out
 }
 

@@ -21,6 +21,11 @@ pub struct HandPair {
     pub left: bool,
     pub source: [usize; 4],
     pub target: [usize; 4],
+    /// The target's palm bones beside its hand (`Hand::beside`): they turn with the hand.
+    pub target_beside: Vec<usize>,
+    /// Each target metacarpal with the source joint that drives it: the source's
+    /// metacarpal of the same digit, else the source's hand (it stays as it rests on the hand).
+    pub metacarpals: Vec<(usize, usize)>,
     pub segments: Vec<SegmentLink>,
 }
 
@@ -56,10 +61,19 @@ pub fn hand_pairs(
             .into_iter()
             .flat_map(|d| segments_of(source, map, d, t.digit(d)))
             .collect();
+        let metacarpals = Digit::ALL
+            .into_iter()
+            .filter_map(|d| {
+                let tm = t.metacarpals[d as usize]?;
+                Some((s.metacarpals[d as usize].unwrap_or(s.hand), tm))
+            })
+            .collect();
         out.push(HandPair {
             left: t.left,
             source: points(s),
             target: points(&t),
+            target_beside: t.beside.clone(),
+            metacarpals,
             segments,
         });
     }
