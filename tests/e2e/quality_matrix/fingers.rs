@@ -10,7 +10,7 @@ use std::path::Path;
 const OPENBOT: &str = "gltf/rigify/openbot_rigodotify_mch_ctrl_2armatures.glb";
 const MINNYQUINN: &str = "gltf/rigify/minnyquinn_rigify_DEF_rootmotion_pair.glb";
 
-/// Robot ThumbsUp and Wave and minnyquinn's run onto the VRM, its two variants (written
+/// Robot ThumbsUp and Wave and minnyquinn's retreat onto the VRM, its two variants (written
 /// into `dir`) and OpenBot: twelve cases.
 pub(super) fn finger_block(dir: &Path) -> (Sources, Targets) {
     let robot = asset_path("gltf/RobotExpressive.glb");
@@ -22,9 +22,9 @@ pub(super) fn finger_block(dir: &Path) -> (Sources, Targets) {
         ),
         ("RobotExpressive:Wave".to_owned(), robot, Some("Wave")),
         (
-            "minnyquinn:run-loop".to_owned(),
+            "minnyquinn:retreat".to_owned(),
             asset_path(MINNYQUINN),
-            Some("run-loop"),
+            Some("retreat"),
         ),
     ];
     let vrm = std::fs::read(asset_path("vrm/cryptovoxels.vrm")).unwrap();
