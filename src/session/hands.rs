@@ -2,7 +2,7 @@
 //! reference poses (`core::hands`), and the finger joints the fingers measure compares.
 
 use super::{Session, SessionError};
-use crate::core::hands::{HandPair, align_hands, hand_pairs};
+use crate::core::hands::{HandPair, SegmentLink, align_hands, hand_pairs};
 use crate::core::quality::{HandSpec, Motion, Report, fingers, judge_fingers};
 
 /// One hand's joints for the fingers measure, by name: the palm frame's joints on each side
@@ -68,21 +68,27 @@ impl Session {
         }
     }
 
-    /// What the fingers measure compares, by joint name.
+    /// What the fingers measure compares, by joint name: the segments whose ends the
+    /// readers see (not a BVH's End Sites).
     pub fn judged_hands(&self) -> Vec<JudgedHand> {
+        use super::quality_report::is_measured;
         let (src, tgt) = (
             self.source.skeleton().names(),
             self.target.skeleton().names(),
         );
+        let seen = |s: &SegmentLink| {
+            is_measured(&self.source, s.source.1) && is_measured(&self.target, s.target.1)
+        };
         self.hand_pairs()
             .into_iter()
-            .filter(|p| !p.segments.is_empty())
+            .filter(|p| p.segments.iter().any(seen))
             .map(|p| JudgedHand {
                 a: p.source.map(|j| src[j].clone()),
                 b: p.target.map(|j| tgt[j].clone()),
                 segments: p
                     .segments
                     .iter()
+                    .filter(|s| seen(s))
                     .map(|s| {
                         [
                             [src[s.source.0].clone(), src[s.source.1].clone()],
