@@ -73,3 +73,106 @@ fn turn_joint(skeleton: &Skeleton, reference: &mut ReferencePose, joint: usize, 
     let local = (parent.inverse() * turn * rotation_of(world[joint])).normalize();
     reference.locals.rotations[joint] = local;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hands::hand_pairs;
+    use crate::humanoid::HumanBone::{self, *};
+    use crate::mapping::{BoneMap, BonePair};
+    use crate::pose::Pose;
+    use crate::skeleton::JointDef;
+    use crate::transform::Transform;
+
+    const LABELS: [HumanBone; 8] = [
+        LeftLowerArm,
+        LeftHand,
+        LeftIndexProximal,
+        LeftIndexIntermediate,
+        LeftMiddleProximal,
+        LeftMiddleIntermediate,
+        LeftLittleProximal,
+        LeftLittleIntermediate,
+    ];
+
+    /// A left forearm and hand along +X with three two-joint fingers; `palm` turns the hand
+    /// about the forearm, `curl` bends each finger's base joint about Z.
+    fn hand(palm: Quat, curl: f32) -> Skeleton {
+        let bend = Quat::from_rotation_z(-curl);
+        let joint = |name: &str, parent, at: Vec3, turn: Quat| {
+            JointDef::new(name, parent, Transform::new(at, turn, Vec3::ONE))
+        };
+        let defs = vec![
+            joint("arm", None, Vec3::ZERO, Quat::IDENTITY),
+            joint("hand", Some(0), Vec3::X * 0.3, palm),
+            joint("index1", Some(1), Vec3::new(0.1, 0.0, 0.03), bend),
+            joint("index2", Some(2), Vec3::X * 0.04, Quat::IDENTITY),
+            joint("middle1", Some(1), Vec3::new(0.1, 0.0, 0.0), bend),
+            joint("middle2", Some(4), Vec3::X * 0.04, Quat::IDENTITY),
+            joint("little1", Some(1), Vec3::new(0.09, 0.0, -0.03), bend),
+            joint("little2", Some(6), Vec3::X * 0.03, Quat::IDENTITY),
+        ];
+        Skeleton::new("hand", Mat4::IDENTITY, defs).unwrap()
+    }
+
+    fn reference(s: &Skeleton) -> ReferencePose {
+        ReferencePose {
+            locals: Pose::rest(s),
+            container: Mat4::IDENTITY,
+        }
+    }
+
+    /// The largest angle (degrees) between a paired target segment and its source's, in world.
+    fn worst(
+        s: &Skeleton,
+        sr: &ReferencePose,
+        t: &Skeleton,
+        tr: &ReferencePose,
+        p: &HandPair,
+    ) -> f32 {
+        let (ps, pt) = (
+            positions(&sr.world_matrices(s)),
+            positions(&tr.world_matrices(t)),
+        );
+        p.segments
+            .iter()
+            .map(|l| {
+                let ds = ps[l.source.1] - ps[l.source.0];
+                let dt = pt[l.target.1] - pt[l.target.0];
+                ds.angle_between(dt).to_degrees()
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn a_curled_hand_on_a_turned_palm_is_laid_along_the_sources_fingers() {
+        let labels: Vec<Option<HumanBone>> = LABELS.map(Some).to_vec();
+        let source = hand(Quat::IDENTITY, 0.0);
+        let target = hand(Quat::from_rotation_x(1.3), 0.7);
+        let map = BoneMap::new(
+            (0..8)
+                .map(|j| BonePair {
+                    bone: Some(LABELS[j]),
+                    ..BonePair::new(j, j)
+                })
+                .collect(),
+        );
+        let pairs = hand_pairs(&source, &labels, &target, &labels, &map);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].source, [1, 4, 2, 6]);
+        assert_eq!(pairs[0].segments.len(), 3);
+        let sr = reference(&source);
+        let mut tr = reference(&target);
+        assert!(worst(&source, &sr, &target, &tr, &pairs[0]) > 40.0);
+        let offsets = align_hands(&source, &sr, &target, &mut tr, &pairs);
+        assert_eq!(
+            offsets.iter().map(|o| o.0).collect::<Vec<_>>(),
+            [1, 2, 4, 6]
+        );
+        assert!(worst(&source, &sr, &target, &tr, &pairs[0]) < 1e-3);
+        // The offsets rebuild the same reference from the target's rest.
+        let again = ReferencePose::new(&target, Pose::rest(&target), &Default::default(), &offsets);
+        let (a, b) = (again.world_matrices(&target), tr.world_matrices(&target));
+        assert!(a.iter().zip(&b).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+    }
+}
