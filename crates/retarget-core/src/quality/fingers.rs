@@ -160,7 +160,7 @@ mod tests {
         assert!(f.max_deg < 1e-4, "{f:?}");
         // The finger bent 30° toward the palm.
         let bent = hand(
-            Quat::from_rotation_z(-0.5236) * Vec3::X * 0.04,
+            Quat::from_rotation_z(-std::f32::consts::FRAC_PI_6) * Vec3::X * 0.04,
             Quat::IDENTITY,
         );
         let f = fingers(&a, &bent, &spec()).unwrap();
