@@ -131,3 +131,60 @@ impl Session {
         }
     }
 }
+
+/// One finger's curl on both sides in a pose (the editor's Fingers section).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FingerCurl {
+    pub left: bool,
+    pub digit: crate::core::hands::Digit,
+    /// Degrees, closing the hand positive; `None` where that side's finger cannot be measured.
+    pub source_deg: Option<f32>,
+    pub target_deg: Option<f32>,
+}
+
+impl Session {
+    /// Each finger both hands have, with its curl (`core::hands::finger_shape`) in the
+    /// palm frame of each side, from world matrices of the two skeletons' joints.
+    pub fn finger_curls(
+        &self,
+        source_world: &[glam::Mat4],
+        target_world: &[glam::Mat4],
+    ) -> Vec<FingerCurl> {
+        use crate::core::hands::{Digit, finger_shape, hands, palm_frame};
+        let (sh, th) = (
+            hands(self.source.skeleton(), &self.source.bone_labels()),
+            hands(self.target.skeleton(), &self.target.bone_labels()),
+        );
+        let curl = |world: &[glam::Mat4], palm: [usize; 4], joints: &[usize]| {
+            let p = |j: usize| world.get(j).map(|m| m.w_axis.truncate());
+            let frame = palm_frame(p(palm[0])?, p(palm[1])?, p(palm[2])?, p(palm[3])?)?;
+            let points: Vec<glam::Vec3> = joints.iter().map(|&j| p(j)).collect::<Option<_>>()?;
+            Some(finger_shape(frame, &points)?.curl.to_degrees())
+        };
+        // The palm frame's z is the left palm's back and the right palm's front: curls are
+        // given closing the hand positive on both.
+        let closing = |left: bool, d: Option<f32>| d.map(|d| if left { -d } else { d });
+        let mut out = Vec::new();
+        for pair in self.hand_pairs() {
+            let (Some(s), Some(t)) = (
+                sh.iter().find(|h| h.left == pair.left),
+                th.iter().find(|h| h.left == pair.left),
+            ) else {
+                continue;
+            };
+            for digit in Digit::ALL {
+                let (sd, td) = (s.digit(digit), t.digit(digit));
+                if sd.is_empty() || td.is_empty() {
+                    continue;
+                }
+                out.push(FingerCurl {
+                    left: pair.left,
+                    digit,
+                    source_deg: closing(pair.left, curl(source_world, pair.source, sd)),
+                    target_deg: closing(pair.left, curl(target_world, pair.target, td)),
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,6 +1,7 @@
 //! The palm frame and a finger's shape in it, by the judge's rule.
 
 use glam::{Mat3, Vec3};
+use std::f32::consts::PI;
 
 /// The palm's own frame as columns (x, y, z): x from the hand to the middle finger's base,
 /// z = x × (index base − outer base) (the palm's normal), y = z × x (across the palm).
@@ -16,8 +17,8 @@ pub fn palm_frame(hand: Vec3, middle: Vec3, index: Vec3, outer: Vec3) -> Option<
 pub struct FingerShape {
     /// The first segment's direction in the palm frame.
     pub direction: Vec3,
-    /// The sum of the flexion angles between successive segments, about the palm's lateral
-    /// axis (y), radians; positive bends toward the palm's −z.
+    /// The sum of the flexion angles between successive segments, the palm's x first,
+    /// about the palm's lateral axis (y), radians; positive bends toward the palm's −z.
     pub curl: f32,
     /// The first segment's turn about the palm normal (z) away from x, radians.
     pub spread: f32,
@@ -32,9 +33,16 @@ pub fn finger_shape(frame: Mat3, points: &[Vec3]) -> Option<FingerShape> {
         .map(|w| (to_palm * (w[1] - w[0])).try_normalize())
         .collect::<Option<_>>()?;
     let first = *segments.first()?;
-    // Flexion: each segment's pitch in the palm's x-z plane (about y).
+    // Flexion: each segment's pitch in the palm's x-z plane (about y), from the palm's x on,
+    // each step wrapped to (−180°, 180°].
     let pitch = |v: Vec3| (-v.z).atan2(v.x);
-    let curl = segments.windows(2).map(|w| pitch(w[1]) - pitch(w[0])).sum();
+    let wrap = |a: f32| (a + PI).rem_euclid(2.0 * PI) - PI;
+    let curl = std::iter::once(Vec3::X)
+        .chain(segments.iter().copied())
+        .collect::<Vec<_>>()
+        .windows(2)
+        .map(|w| wrap(pitch(w[1]) - pitch(w[0])))
+        .sum();
     Some(FingerShape {
         direction: first,
         curl,
@@ -90,6 +98,10 @@ mod tests {
         // Spread: a finger turned toward the index side within the palm.
         let spread = [m, m + Vec3::new(0.03, 0.0, 0.03)];
         let s = finger_shape(f, &spread).unwrap();
-        assert!((s.spread - FRAC_PI_2 / 2.0).abs() < 1e-5 && s.curl == 0.0);
+        assert!((s.spread - FRAC_PI_2 / 2.0).abs() < 1e-5 && s.curl.abs() < 1e-6);
+        // One segment bent 30° off the palm: its curl counts from the palm's x.
+        let one = [m, m + Vec3::new(0.03, 0.03 * 0.5774, 0.0)];
+        let s = finger_shape(f, &one).unwrap();
+        assert!((s.curl - FRAC_PI_2 / 3.0).abs() < 1e-4, "curl {}", s.curl);
     }
 }
