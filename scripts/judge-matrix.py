@@ -27,12 +27,15 @@ import sys
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
 LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0,
           "grip": 30.0}
+# Finger segments' directions in the hand's frame, mean degrees (cases whose spec has hands).
+LIMITS["fingers"] = 5.0
 # How far Blender's reading of a case's FBX may be from its reading of the GLB, as a share of
 # the figure's size (its largest extent at the first frame).
 FBX_TOL = 1e-4
 # How far judge's reading may be from ours before the two readers disagree.
 AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0,
          "grip": 3.0}
+AGREE["fingers"] = 0.5
 
 
 # A humanoid of bare nodes (a VRM with no skin): Blender makes empties, not an armature.
@@ -100,6 +103,7 @@ def measure(case, dumps, work):
     s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
     # Hand contacts held through the clip (the spec lists only those): the worst frame, mm.
     h = judge("grip", a, b, t, spec) if case["spec"].get("grips") else None
+    f = judge("fingers", a, b, spec) if case["spec"].get("hands") else None
     # An empty reading (a creature has no judged limb segments) is no figure, not `{}`.
     val = lambda r, k: r.get(k) if r else None
     sub = lambda x, y: None if x is None or y is None else x - y
@@ -110,6 +114,7 @@ def measure(case, dumps, work):
         "ground": sub(val(g, "float_mean_mm"), val(g0, "float_mean_mm")),
         "skate": sub(val(s, "skate_mean_mm"), val(s0, "skate_mean_mm")),
         "grip": None if val(h, "grip_diff_max") is None else val(h, "grip_diff_max") * 1750,
+        "fingers": val(f, "finger_dir_mean"),
     }
     o = case.get("ours") or {}
     diff = lambda a, b: None if o.get(a) is None or o.get(b) is None else o[a] - o[b]
@@ -120,6 +125,7 @@ def measure(case, dumps, work):
         "ground": diff("ground_tgt", "ground_src"),
         "skate": diff("skate_tgt", "skate_src"),
         "grip": o.get("grip"),
+        "fingers": o.get("fingers_mean"),
     }
     return fig, ours
 

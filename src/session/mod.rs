@@ -10,6 +10,7 @@ mod edit;
 mod export;
 mod facing;
 mod grip_report;
+mod hands;
 mod missing;
 mod quality_report;
 mod side;
@@ -22,6 +23,7 @@ pub use export::{
 };
 use facing::face_side_forward;
 pub use facing::{FacingReading, read_facing};
+pub use hands::{FingerCurl, JudgedHand};
 pub use missing::{MissingFile, missing_files};
 pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
 pub use solve::FootContacts;
@@ -146,6 +148,7 @@ impl Session {
         }
         session.map = session.automatic_map();
         session.check_map()?;
+        session.align_hands()?;
         session.align_creature_source()?;
         if session.same_rig() {
             session.copy_translations();
@@ -256,7 +259,7 @@ impl Session {
         characterize_side(side)?;
         match role {
             SideRole::Source => self.align_creature_source(),
-            SideRole::Target => Ok(()),
+            SideRole::Target => self.align_hands(),
         }
     }
 

@@ -15,7 +15,7 @@ fn measured_joints(side: &Side) -> Vec<usize> {
         .collect()
 }
 
-fn is_measured(side: &Side, j: usize) -> bool {
+pub(super) fn is_measured(side: &Side, j: usize) -> bool {
     let s = side.skeleton();
     side.asset.format != Format::Bvh
         || !(s.names()[j].ends_with("_end") && s.children(j).next().is_none())
@@ -386,6 +386,7 @@ impl Session {
         });
         let mut report = report?;
         report.add_grip(self.grip_figures(&a, &b, &t));
+        self.measure_fingers(&a, &b, &mut report);
         Ok(report)
     }
 }

@@ -4,6 +4,7 @@ pub mod clip;
 pub mod deform;
 pub mod floor;
 pub mod gravity;
+pub mod hands;
 pub mod heading;
 pub mod humanoid;
 pub mod ik;

@@ -177,15 +177,24 @@ fn toolbar_ui(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
     });
 }
 
+/// What the tab shows beside the session: the selected target joint and the viewports'
+/// world matrices (source, target) at the frame shown.
+pub struct MapView<'a> {
+    pub selected: Option<usize>,
+    pub posed: [&'a [glam::Mat4]; 2],
+}
+
 pub fn bone_map_ui(
     ui: &mut egui::Ui,
     session: &Session,
-    selected: Option<usize>,
+    view: MapView<'_>,
     state: &mut PanelState,
     commands: &mut Vec<Command>,
 ) {
+    let selected = view.selected;
     toolbar_ui(ui, commands);
     super::curves::curves_ui(ui, session, commands);
+    super::fingers::fingers_ui(ui, session, view.posed);
     let tgt = session.target.skeleton();
     let src = session.source.skeleton();
     ui.horizontal_wrapped(|ui| {

@@ -6,6 +6,7 @@ pub mod bone_tree;
 mod chain_editor;
 pub mod curves;
 mod export;
+pub mod fingers;
 mod pose;
 pub mod quality_tab;
 pub mod skeleton;
@@ -66,6 +67,8 @@ pub struct Tools<'a> {
     /// This project's own export path (`<source>_on_<target>.glb` beside it).
     pub export_path: Option<std::path::PathBuf>,
     pub quality: quality_tab::QualityView<'a>,
+    /// The viewports' world matrices (source, target) at the frame shown.
+    pub posed: [&'a [glam::Mat4]; 2],
 }
 
 pub fn tools_ui(
@@ -91,7 +94,13 @@ pub fn tools_ui(
         return;
     };
     match tab {
-        Tab::BoneMap => bone_map::bone_map_ui(ui, session, tools.selected, state, commands),
+        Tab::BoneMap => {
+            let view = bone_map::MapView {
+                selected: tools.selected,
+                posed: tools.posed,
+            };
+            bone_map::bone_map_ui(ui, session, view, state, commands);
+        }
         Tab::Skeleton => skeleton::skeleton_ui(ui, session, state, commands),
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
         Tab::Solve => solve::solve_ui(ui, session, tools.doc.revision, commands),

@@ -111,6 +111,7 @@ impl StudioApp {
             selected: self.selected,
             clip: self.clip.as_deref(),
             quality: self.tasks.quality.view(key.as_ref()),
+            posed: [self.views[0].world(), self.views[1].world()],
         };
         panels::tools_ui(
             ui,

@@ -39,9 +39,23 @@ pub fn judge_spec(session: &Session) -> Option<Value> {
         .iter()
         .map(|f| json!([b(f).0, b(f).1]))
         .collect();
+    // The fingers measure's hands (judge's `fingers` SPEC), as `check` pairs them.
+    let hands: Vec<Value> = session
+        .judged_hands()
+        .iter()
+        .map(|h| {
+            let names = |n: &[String]| n.iter().map(|x| blender_name(x)).collect::<Vec<_>>();
+            let segments: Vec<Value> = h
+                .segments
+                .iter()
+                .map(|[s, t]| json!([names(s), names(t)]))
+                .collect();
+            json!({"a": names(&h.a), "b": names(&h.b), "segments": segments})
+        })
+        .collect();
     Some(json!({
         "hips_a": [ll.0, rl.0], "hips_b": [ll.1, rl.1],
-        "segments": segments, "feet": feet,
+        "segments": segments, "feet": feet, "hands": hands,
     }))
 }
 
@@ -57,6 +71,7 @@ fn ours(report: &Report) -> Value {
         "skate_src": report.skate.as_ref().map(|g| g.source.mean_mm),
         "skate_tgt": report.skate.as_ref().map(|g| g.target.mean_mm),
         "grip": held_grips(report).map(|(_, worst)| worst),
+        "fingers_mean": report.fingers.as_ref().map(|f| f.mean_deg),
     })
 }
 

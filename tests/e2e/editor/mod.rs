@@ -7,6 +7,7 @@ use harness::{
 mod basics;
 mod bone_map;
 mod curves;
+mod fingers;
 mod first_hour;
 mod hand_bars;
 mod layout;

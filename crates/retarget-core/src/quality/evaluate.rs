@@ -71,6 +71,7 @@ pub fn evaluate(
             })
             .collect(),
         grip: None,
+        fingers: None,
         verdicts: Vec::new(),
         frame_badness: strip.badness,
         frame_rows: strip.rows,

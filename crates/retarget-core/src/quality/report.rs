@@ -23,6 +23,8 @@ pub enum Measure {
     Reach,
     /// The source's hand contacts kept (judged only when the source has one).
     Grip,
+    /// Finger directions in the hand's frame (judged when both sides have hands with fingers).
+    Fingers,
 }
 
 impl Measure {
@@ -36,6 +38,7 @@ impl Measure {
             Measure::Skate => "skate",
             Measure::Reach => "reach",
             Measure::Grip => "grip",
+            Measure::Fingers => "fingers",
         }
     }
 }
@@ -94,6 +97,8 @@ pub struct Report {
     pub contacts: Vec<FootContacts>,
     /// `None`: the source has no hand contact; not judged.
     pub grip: Option<super::grip::GripFigures>,
+    /// `None` unless both sides have hands with paired finger segments.
+    pub fingers: Option<super::fingers::FingerFigures>,
     /// The judged measures, in a fixed order.
     pub verdicts: Vec<Verdict>,
     /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.

@@ -106,6 +106,10 @@ impl Report {
                 let limit = th.reach_mm;
                 format!("worst {:.0} % of {limit} mm, {missed} frames at or past it", worst * 100.0)
             }),
+            Measure::Fingers => self.fingers.as_ref().map_or_else(String::new, |g| {
+                let (mean, max, limit) = (g.mean_deg, g.max_deg, th.fingers_deg);
+                format!("mean {mean:.1}°, max {max:.1}° in the hand's frame (limit mean {limit}°)")
+            }),
             Measure::Ground => self.ground.as_ref().map_or_else(String::new, |g| {
                 let (s, t, n) = (g.source.mean_mm, g.target.mean_mm, g.target.contact_frames);
                 let limit = th.ground_mm;

@@ -24,6 +24,8 @@ pub struct Thresholds {
     /// How far a source's hand contact may stray on the target (the two joints' distance
     /// against the source's, worst frame), mm at 1.75 m scale.
     pub grip_mm: f64,
+    /// Mean finger segment direction error in the hand's frame, degrees.
+    pub fingers_deg: f64,
 }
 
 impl Default for Thresholds {
@@ -37,6 +39,7 @@ impl Default for Thresholds {
             skate_mm: 5.0,
             reach_mm: 10.0,
             grip_mm: 30.0,
+            fingers_deg: 5.0,
         }
     }
 }

@@ -102,7 +102,7 @@ pub(super) fn rotation_solves(
     }
     super::twist::twist_solves(target, map, tgt_ref, &mut solves);
     for t in 0..target.len() {
-        if solves[t] == RotationSolve::Keep {
+        if solves[t] == RotationSolve::Keep && !crate::hands::rigid_in_finger(target, map, t) {
             solves[t] = between(target, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);
         }
     }

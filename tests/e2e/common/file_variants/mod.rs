@@ -20,6 +20,7 @@ pub mod checks;
 pub mod controls;
 pub mod creatures;
 pub mod expressive_vrm;
+pub mod fingers;
 pub mod four_armed;
 pub mod glb;
 pub mod gltf_variants;
@@ -39,6 +40,7 @@ pub use bvh_layouts::{
 pub use bvh_variants::{bvh_scaled, degenerate_zero_pose, root_offset_at_hips, z_up_bvh};
 pub use creatures::{extra_root_node, longer_limbs, shorten_chain, split_bone};
 pub use expressive_vrm::robot_as_vrm;
+pub use fingers::{curled_fingers, turned_palms};
 pub use four_armed::four_armed;
 pub use gltf_variants::{longer_arms, longer_legs, rename_map, renamed, reoriented, rescaled};
 pub use grip::grip_walk;

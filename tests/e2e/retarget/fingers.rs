@@ -1,0 +1,108 @@
+//! Fingers: the target's hands and fingers are lined up with the source's in the reference
+//! poses, so `check`'s fingers measure (each finger segment's direction in its hand's own
+//! frame, the judge's rule) stays within its 5° limit, whatever the target's rest fingers
+//! are: curled, on palms turned 90°, with a joint more or less per finger.
+
+use crate::common::file_variants::creatures::{shorten_chain, split_bone};
+use crate::common::file_variants::glb::Glb;
+use crate::common::file_variants::node_edit::joint_named;
+use crate::common::file_variants::{curled_fingers, turned_palms};
+use crate::common::{asset_path, cli_ok};
+use std::path::Path;
+
+const ROBOT: &str = "gltf/RobotExpressive.glb";
+const VRM: &str = "vrm/cryptovoxels.vrm";
+
+/// `check --json` of the robot's `clip` onto `target`: (fingers mean, max) in degrees.
+fn fingers(clip: &str, target: &Path) -> (f64, f64) {
+    let out = crate::common::cli(&[
+        "check",
+        "--json",
+        "--source",
+        asset_path(ROBOT).to_str().unwrap(),
+        "--clip",
+        clip,
+        "--target",
+        target.to_str().unwrap(),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let f = &json["report"]["fingers"];
+    assert!(f.is_object(), "no fingers measure onto {target:?}");
+    (
+        f["mean_deg"].as_f64().unwrap(),
+        f["max_deg"].as_f64().unwrap(),
+    )
+}
+
+fn variant(dir: &Path, name: &str, bytes: Vec<u8>) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn thumbs_up_onto_the_vrm_keeps_the_fingers_within_5_degrees() {
+    // Before the hands were lined up: 85.3° mean, 130.7° worst (the rest fingers 40–100° apart).
+    for clip in ["ThumbsUp", "Wave", "Punch"] {
+        let (mean, max) = fingers(clip, &asset_path(VRM));
+        println!("{clip}: fingers mean {mean:.2}°, max {max:.2}°");
+        assert!(mean <= 5.0, "{clip}: fingers mean {mean:.2}°");
+        assert!(max <= 10.0, "{clip}: fingers max {max:.2}°");
+    }
+}
+
+#[test]
+fn the_map_reports_the_fingers_lined_up() {
+    let text = cli_ok(&[
+        "map",
+        "--source",
+        asset_path(ROBOT).to_str().unwrap(),
+        "--target",
+        asset_path(VRM).to_str().unwrap(),
+    ]);
+    // The thumbs' reference directions were 100.5° and 88.4° apart.
+    assert!(
+        text.contains("reference poses agree to 0.0° at worst"),
+        "{text}"
+    );
+}
+
+#[test]
+fn curled_rest_fingers_and_turned_palms_are_lined_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let vrm = std::fs::read(asset_path(VRM)).unwrap();
+    for (name, bytes) in [
+        ("curled.vrm", curled_fingers(&vrm, 40.0)),
+        ("palms.vrm", turned_palms(&vrm, 90.0)),
+    ] {
+        let (mean, max) = fingers("ThumbsUp", &variant(dir.path(), name, bytes));
+        println!("{name}: fingers mean {mean:.2}°, max {max:.2}°");
+        assert!(mean <= 5.0, "{name}: fingers mean {mean:.2}°");
+    }
+}
+
+#[test]
+fn fingers_with_a_joint_more_or_less_are_lined_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let vrm = std::fs::read(asset_path(VRM)).unwrap();
+    let names: Vec<String> = ["Index", "Middle", "Ring", "Little"]
+        .into_iter()
+        .flat_map(|f| ["L", "R"].map(|s| format!("{f}Finger1_{s}")))
+        .collect();
+    // Nodes are found by name in each step: cutting a chain renumbers them.
+    let edit = |f: &dyn Fn(&[u8], usize) -> Vec<u8>| {
+        names.iter().fold(vrm.clone(), |bytes, name| {
+            let j = joint_named(&Glb::parse(&bytes), name, |n| n == name);
+            f(&bytes, j)
+        })
+    };
+    // Four joints: each proximal bone split in two. Two: each finger cut after its second.
+    let four = edit(&|b, j| split_bone(b, j, 2));
+    let two = edit(&|b, j| shorten_chain(b, j, 2, 1.0));
+    for (name, bytes) in [("four.vrm", four), ("two.vrm", two)] {
+        let (mean, max) = fingers("ThumbsUp", &variant(dir.path(), name, bytes));
+        println!("{name}: fingers mean {mean:.2}°, max {max:.2}°");
+        assert!(mean <= 5.0, "{name}: fingers mean {mean:.2}°");
+    }
+}
