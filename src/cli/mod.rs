@@ -282,6 +282,11 @@ pub struct SolveArgs {
     /// (absolute mode; repeat for more chains), e.g. `--reach LeftHand`.
     #[arg(long, value_name = "JOINT")]
     pub reach: Vec<String>,
+    /// Push forearms and hands out of the target's torso, and a thigh out of the other,
+    /// where they go in deeper than the source's own (`on` by default; the project's
+    /// setting otherwise).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub keep_out: Option<bool>,
 }
 
 impl SolveArgs {
@@ -291,6 +296,9 @@ impl SolveArgs {
         }
         if self.mirror {
             session.solve.settings.mirror = true;
+        }
+        if let Some(on) = self.keep_out {
+            session.solve.settings.keep_out = on;
         }
         for joint in &self.reach {
             if !session.solve.reach.contains(joint) {
@@ -302,6 +310,14 @@ impl SolveArgs {
 
 /// Exit code for bad input (a file that cannot be read or understood).
 pub const EXIT_BAD_INPUT: i32 = 2;
+
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is neither on nor off")),
+    }
+}
 
 pub fn parse_unit(s: &str) -> Result<Unit, String> {
     Unit::parse(s).ok_or_else(|| format!("unknown unit '{s}' (m, dm, cm, mm, in, cmu)"))

@@ -373,7 +373,7 @@ impl Session {
             problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
                 .into(),
         })?;
-        quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
+        let report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
                 quality::QualityError::Flat(quality::Side::Source)
                 | quality::QualityError::NoLegs(quality::Side::Source) => &self.source,
@@ -383,6 +383,10 @@ impl Session {
                 path: side.path.clone(),
                 problem: e.to_string(),
             }
+        });
+        report.map(|mut r| {
+            self.judge_penetration(&mut r, &a, &b, frame);
+            r
         })
     }
 }

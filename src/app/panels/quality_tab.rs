@@ -127,6 +127,7 @@ pub fn figure_and_limit(v: &Verdict) -> (String, String) {
         Measure::Ground => (format!("{value:+.1} mm"), format!("± {limit} mm")),
         Measure::Skate => (format!("{value:+.1} mm"), format!("≤ +{limit} mm")),
         Measure::Reach => (format!("{value:.1} mm"), format!("≤ {limit} mm")),
+        Measure::Penetration => (format!("{value:+.1} mm"), format!("≤ +{limit} mm")),
     }
 }
 

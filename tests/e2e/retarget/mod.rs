@@ -6,6 +6,7 @@ mod creature_variants;
 mod creatures;
 mod feet_ik;
 mod invariants;
+mod keep_out;
 mod leg_options;
 mod mirror;
 mod profile_labels;

@@ -70,6 +70,7 @@ pub fn evaluate(
                 contacts: runs.clone(),
             })
             .collect(),
+        penetration: None,
         verdicts: Vec::new(),
         frame_badness: strip.badness,
         frame_rows: strip.rows,

@@ -21,6 +21,8 @@ pub enum Measure {
     Skate,
     /// A chain in absolute mode short of its source's end (per frame only, not judged).
     Reach,
+    /// Forearms and hands into the torso, a thigh into the other (`quality::penetration`).
+    Penetration,
 }
 
 impl Measure {
@@ -33,6 +35,7 @@ impl Measure {
             Measure::Ground => "ground",
             Measure::Skate => "skate",
             Measure::Reach => "reach",
+            Measure::Penetration => "penetration",
         }
     }
 }
@@ -89,6 +92,8 @@ pub struct Report {
     /// `None`: the source has no contact; not judged.
     pub skate: Option<Pair<SkateFigures>>,
     pub contacts: Vec<FootContacts>,
+    /// `None` until the body's capsules are given (`add_penetration`).
+    pub penetration: Option<Pair<super::penetration::PenetrationFigures>>,
     /// The judged measures, in a fixed order.
     pub verdicts: Vec<Verdict>,
     /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.

@@ -21,6 +21,9 @@ pub struct Thresholds {
     /// How far a chain in absolute mode may end from its source's end, mm at 1.75 m scale
     /// (the per-frame strip only).
     pub reach_mm: f64,
+    /// How much deeper than the source's own a limb may go into the body at any frame,
+    /// mm at 1.75 m scale (`quality::penetration`).
+    pub penetration_mm: f64,
 }
 
 impl Default for Thresholds {
@@ -33,6 +36,7 @@ impl Default for Thresholds {
             same_rig: 1e-3,
             skate_mm: 5.0,
             reach_mm: 10.0,
+            penetration_mm: 10.0,
         }
     }
 }

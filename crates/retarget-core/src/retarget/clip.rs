@@ -57,6 +57,7 @@ impl Retargeter {
         let mut report = plant::PlantReport::default();
         let times = if job.plan.solve.plant_feet && !job.plan.legs.is_empty()
             || !job.plan.reach.is_empty()
+            || job.keeps_out()
         {
             // Planting needs the whole clip solved before any frame is final.
             let solved = job.solve_frames(source, &reader, target, frames);
@@ -68,6 +69,7 @@ impl Retargeter {
             } = solved;
             report = job.plant(target, &mut poses, &times, &feet);
             report.reach_missed = job.reach_poses(target, &mut poses, &reached);
+            job.keep_out(source, &reader, target, &mut poses, &times);
             job.settle_twists(target, &mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;

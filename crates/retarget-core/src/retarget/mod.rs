@@ -8,6 +8,7 @@
 mod clip;
 mod fast;
 mod fit;
+mod keep_out;
 mod keys;
 mod legs;
 mod live;
@@ -120,6 +121,8 @@ pub(super) struct Plan {
     mirror_twins: Option<Vec<usize>>,
     /// Chains solved in absolute mode (`reach`).
     reach: Vec<reach::ReachChain>,
+    /// Both bodies' capsules, for keeping limbs out of the target's (`keep_out`).
+    keep_out: Option<keep_out::KeepOut>,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
@@ -300,6 +303,7 @@ impl Retargeter {
             solve: legs::plant::SolveSettings::frame_by_frame(),
             mirror_twins: None,
             reach: Vec::new(),
+            keep_out: None,
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),

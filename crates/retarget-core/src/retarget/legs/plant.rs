@@ -51,6 +51,9 @@ pub struct SolveSettings {
     pub mirror: bool,
     /// The mirror's plane and the hips' rules.
     pub mirror_plane: crate::mirror::MirrorSettings,
+    /// Push forearms and hands out of the torso, and a thigh out of the other, where they
+    /// go in deeper than the source's own (`retarget::keep_out`).
+    pub keep_out: bool,
 }
 
 impl SolveSettings {
@@ -73,6 +76,7 @@ impl SolveSettings {
     pub fn frame_by_frame() -> Self {
         Self {
             plant_feet: false,
+            keep_out: false,
             ..Self::default()
         }
     }
@@ -92,6 +96,7 @@ impl Default for SolveSettings {
             ik_cache: false,
             mirror: false,
             mirror_plane: Default::default(),
+            keep_out: true,
         }
     }
 }
