@@ -30,7 +30,9 @@ impl Side {
         let world = Pose::bind(s).world_matrices(s);
         let at: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
         let labels = self.human_labels();
-        let mut body = BodyCapsules::from_bones(s.parents(), &labels, &at);
+        // Standing: the reference pose (a bind pose may lie along +X, as LAFAN1's does).
+        let height = BodyCapsules::height_of(&self.reference.locals.world_positions(s));
+        let mut body = BodyCapsules::from_bones(s.parents(), &labels, &at, height);
         let points = self.skin_by_capsule(&body, &labels, &world);
         for (j, p) in points.into_iter().enumerate() {
             let Some((a, b, r)) = body.capsule(j, &at, 1.0) else {

@@ -79,6 +79,21 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
     for (value, label, tip) in switches {
         ui.checkbox(value, label).on_hover_text(tip);
     }
+    keep_out_ui(ui, s);
+}
+
+/// The keep-out pass's switch, beside the last one so the panel keeps its height.
+fn keep_out_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
+    let up = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+    ui.add_space(-up);
+    ui.horizontal(|ui| {
+        ui.add_space(ui.available_width() / 2.0);
+        ui.checkbox(&mut s.keep_out, "Keep limbs out of the body")
+            .on_hover_text(
+                "Push forearms and hands out of the torso, and a thigh out of the other, \
+                 where they go in deeper than the source's own",
+            );
+    });
 }
 
 /// The mirror's plane (found from the rig's symmetry, or a world axis), the hips' own

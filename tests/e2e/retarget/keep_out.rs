@@ -2,7 +2,8 @@
 //! VRoid-like cryptovoxels with a torso made 1.5× as wide) puts the forearms into the
 //! target's torso deeper than the source's own; with the keep-out pass on (the default)
 //! no frame is more than 10 mm (at 1.75 m) deeper than the source's own, and the other
-//! measures still pass.
+//! measures still pass. A source whose arms hang closer to its body (CMU's walk with its
+//! upper arms turned 10° in) does the same onto CesiumMan's broad torso.
 
 use crate::common::asset_path;
 use glam::{Mat4, Vec3};
@@ -120,4 +121,57 @@ fn off_leaves_the_clip_as_the_legs_left_it() {
     };
     let (off, on) = (clip(false), clip(true));
     assert_eq!(off, on);
+}
+
+/// The source's upper arms turned `degrees` toward the body on every key (about the
+/// forward axis, in the frame of their parents at the reference pose): arms that hang
+/// closer to the body.
+fn arms_closer(s: &mut Session, degrees: f32) {
+    use retarget_studio::core::{HumanBone, Track};
+    let side = &mut s.source;
+    let skeleton = side.skeleton().clone();
+    let labels = side.human_labels();
+    let world = side.reference.world_matrices(&skeleton);
+    let index = side.skeleton_index;
+    let turn = |bone: HumanBone, sign: f32| {
+        let j = labels.iter().position(|l| *l == Some(bone)).unwrap();
+        let p =
+            retarget_studio::core::reference::rotation_of(world[skeleton.parents()[j].unwrap()]);
+        let q = glam::Quat::from_rotation_z(sign * degrees.to_radians());
+        (j, p.inverse() * q * p)
+    };
+    let arms = [
+        turn(HumanBone::LeftUpperArm, -1.0),
+        turn(HumanBone::RightUpperArm, 1.0),
+    ];
+    for c in side.asset.clips.iter_mut().filter(|c| c.skeleton == index) {
+        let mut tracks = c.clip.tracks().to_vec();
+        for (j, q) in arms {
+            let Some(r) = &tracks[j].rotation else {
+                continue;
+            };
+            let values = r.values().iter().map(|v| (q * *v).normalize()).collect();
+            tracks[j].rotation =
+                Some(Track::new(r.times().to_vec(), values, r.interpolation()).unwrap());
+        }
+        c.clip = retarget_studio::core::Clip::new(c.clip.name.clone(), tracks, c.clip.fps());
+    }
+}
+
+#[test]
+fn arms_hanging_closer_to_the_body_are_kept_out_of_a_broad_torso() {
+    let mut s = walk_onto("gltf/CesiumMan.glb");
+    let as_is = excess(&judged(&mut s, false));
+    arms_closer(&mut s, 10.0);
+    let (before, after) = (judged(&mut s, false), judged(&mut s, true));
+    let (b, a) = (excess(&before), excess(&after));
+    let source = before.penetration.as_ref().unwrap().source.max_mm;
+    println!(
+        "02_01, arms 10° closer (its own {source:.1} mm) → CesiumMan: {as_is:.1} mm as it walks, {b:.1} mm closer → {a:.1} mm"
+    );
+    assert!(
+        b > as_is && b > 10.0,
+        "closer arms go deeper: {b} vs {as_is}"
+    );
+    assert!(a <= 10.0, "{a}");
 }

@@ -126,18 +126,24 @@ const UP_THE_TORSO: [HumanBone; 6] = {
 };
 
 impl BodyCapsules {
-    /// Capsules along the labelled bones of a skeleton standing at `rest` (world positions
-    /// per joint), with radii in proportion to its height (`DEFAULT_RADII`).
+    /// The height of a figure standing at `positions`: its joints' vertical (y) extent.
+    pub fn height_of(positions: &[Vec3]) -> f32 {
+        let (lo, hi) = (positions.iter()).fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+            (lo.min(p.y), hi.max(p.y))
+        });
+        (hi - lo).max(0.0)
+    }
+
+    /// Capsules along the labelled bones of a skeleton at `rest` (world positions per
+    /// joint), with radii in proportion to `height` (`DEFAULT_RADII`), the figure's height
+    /// standing (a bind pose may lie along +X).
     pub fn from_bones(
         parents: &[Option<usize>],
         labels: &[Option<HumanBone>],
         rest: &[Vec3],
+        height: f32,
     ) -> Self {
         let n = parents.len().min(labels.len()).min(rest.len());
-        let (lo, hi) = rest[..n].iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-            (lo.min(p.y), hi.max(p.y))
-        });
-        let height = (hi - lo).max(0.0);
         let mut body = Self {
             part: vec![None; n],
             end: vec![None; n],
@@ -419,7 +425,8 @@ mod tests {
     #[test]
     fn bones_give_capsules_in_proportion_to_the_height() {
         let (parents, labels, rest) = figure();
-        let body = BodyCapsules::from_bones(&parents, &labels, &rest);
+        let body =
+            BodyCapsules::from_bones(&parents, &labels, &rest, BodyCapsules::height_of(&rest));
         assert!((body.height - 1.75).abs() < 1e-6);
         let torso: Vec<usize> = body.joints_of(BodyPart::Torso).collect();
         assert_eq!(torso, vec![0, 1, 2]);
@@ -455,7 +462,8 @@ mod tests {
     #[test]
     fn remapping_drops_capsules_whose_joints_are_left_out() {
         let (parents, labels, rest) = figure();
-        let body = BodyCapsules::from_bones(&parents, &labels, &rest);
+        let body =
+            BodyCapsules::from_bones(&parents, &labels, &rest, BodyCapsules::height_of(&rest));
         // Reversed order, the neck left out: the chest loses its capsule.
         let n = rest.len();
         let index: Vec<Option<usize>> = (0..n).map(|j| (j != 3).then(|| n - 1 - j)).collect();

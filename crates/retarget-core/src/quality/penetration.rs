@@ -145,7 +145,7 @@ mod tests {
         let parents: Vec<_> = joints.iter().map(|j| j.0).collect();
         let labels: Vec<_> = joints.iter().map(|j| Some(j.1)).collect();
         let rest: Vec<Vec3> = joints.iter().map(|j| j.2).collect();
-        let body = BodyCapsules::from_bones(&parents, &labels, &rest);
+        let body = BodyCapsules::from_bones(&parents, &labels, &rest, 1.75);
         let mut moved = rest.clone();
         for p in &mut moved[5..7] {
             p.x -= inward;

@@ -29,8 +29,10 @@ pub(super) struct KeepOut {
     legs: [Option<Limb>; 2],
 }
 
-/// Extra room a push leaves, as a share of the height (1 mm at 1.75 m).
-const MARGIN: f32 = 1.0 / 1750.0;
+/// How much deeper than the source's own a limb is left, as a share of the height (5 mm
+/// at 1.75 m, half the measure's limit): skin gives that much, and each millimetre pushed
+/// turns the arm away from the source's direction.
+const SLACK: f32 = 5.0 / 1750.0;
 /// Passes over the clip: each pushes what the one before left inside.
 const PASSES: usize = 12;
 
@@ -134,9 +136,9 @@ impl Retargeter {
             })
             .collect();
         let window = (self.blend_frames(times) / 2).max(1);
-        let margin = MARGIN * keep.target.height;
+        let slack = SLACK * keep.target.height;
         for _ in 0..PASSES {
-            let pushes = keep.pushes(self, target, poses, &allowed, margin);
+            let pushes = keep.pushes(self, target, poses, &allowed, slack);
             if pushes.iter().all(|p| p.iter().all(|v| *v == Vec3::ZERO)) {
                 break;
             }
@@ -148,14 +150,14 @@ impl Retargeter {
 
 impl KeepOut {
     /// Per limb (left arm, right arm, left leg, right leg) and frame, how far and which way
-    /// it must move to be no deeper than `allowed` (plus `margin`).
+    /// it must move to be no deeper than `allowed` (plus `slack`).
     fn pushes(
         &self,
         solver: &Retargeter,
         target: &Skeleton,
         poses: &[Pose],
         allowed: &[[f32; PAIRS.len()]],
-        margin: f32,
+        slack: f32,
     ) -> [Vec<Vec3>; 4] {
         let container = Mat4::from(solver.plan.target_container);
         let mut world = vec![Mat4::IDENTITY; target.len()];
@@ -171,11 +173,11 @@ impl KeepOut {
                 .enumerate()
             {
                 let Some((over, c)) = o else { continue };
-                let need = over - allowed[f][k];
-                if need <= 0.0 || *over <= 0.0 {
+                let need = over - allowed[f][k] - slack;
+                if need <= 0.0 {
                     continue;
                 }
-                let push = c.normal * (need + margin);
+                let push = c.normal * need;
                 // Pairs 0, 1: the left arm; 2, 3: the right (the wrist moved so that the
                 // arm turned at the shoulder takes the contact out); 4: the thighs, half each.
                 let wrist = |arm: &Option<Limb>| {
