@@ -129,6 +129,9 @@ pub fn strip_ui(
     }
 }
 
+/// A measure's row as drawn: the measure and its rectangle.
+pub type MeasureRow = (Measure, egui::Rect);
+
 /// A row's worst frame: the first of its highest badness (`None` where all are fine).
 pub fn worst_frame(badness: &[f32]) -> Option<usize> {
     let worst = badness.iter().copied().fold(0.0f32, f32::max);
@@ -145,7 +148,7 @@ pub fn measure_rows_ui(
     rail: egui::Rangef,
     rows: &[FrameRow],
     marker_x: f32,
-) -> (Vec<(Measure, egui::Rect)>, Option<(usize, usize)>) {
+) -> (Vec<MeasureRow>, Option<(usize, usize)>) {
     let mut drawn = Vec::new();
     let mut clicked = None;
     for measure in ROW_MEASURES {
