@@ -30,9 +30,9 @@ impl StudioApp {
     fn capsules_of(&mut self, i: usize) -> Option<&CapsuleCache> {
         let session = self.doc.session.as_ref()?;
         let revision = self.doc.revision;
-        let stale = !self.drawn.capsules[i]
+        let stale = self.drawn.capsules[i]
             .as_ref()
-            .is_some_and(|c| c.revision == revision);
+            .is_none_or(|c| c.revision != revision);
         if stale {
             let side = if i == 0 {
                 &session.source
@@ -63,10 +63,7 @@ impl StudioApp {
             self.drawn.capsules_drawn[i] = 0;
             return 0;
         }
-        let (joints, camera) = (
-            self.views[i].scene.joints.clone(),
-            self.views[i].camera.clone(),
-        );
+        let (joints, camera) = (self.views[i].scene.joints.clone(), self.views[i].camera);
         let Some(cache) = self.capsules_of(i) else {
             return 0;
         };
