@@ -16,6 +16,11 @@ a BVH target, the target file itself: its own clip, whose lowest feet are its fl
 Each case's FBX of the same retarget (written beside its output) is read by Blender's FBX
 importer too, and must put every joint where Blender's reading of the GLB (or BVH) does, within
 FBX_TOL of the figure's size.
+judge has no penetration mode: the penetration figure (forearms and hands into the torso, a
+thigh into the other, mm at 1.75 m above the bind pose's overlap; the target's worst frame
+against the source's own there) is computed here, in plain Python, on Blender's readings of the
+source and the output, with the body capsules our reader fitted (written into the manifest by
+the matrix test): a second reader checks the positions, not the capsules.
 Exit 0 when all hold, 1 otherwise. Python standard library only.
 """
 import concurrent.futures as cf
@@ -26,7 +31,7 @@ import sys
 
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
 LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0,
-          "grip": 30.0}
+          "grip": 30.0, "penetration": 10.0}
 # Finger segments' directions in the hand's frame, mean degrees (cases whose spec has hands).
 LIMITS["fingers"] = 5.0
 # How far Blender's reading of a case's FBX may be from its reading of the GLB, as a share of
@@ -34,8 +39,10 @@ LIMITS["fingers"] = 5.0
 FBX_TOL = 1e-4
 # How far judge's reading may be from ours before the two readers disagree.
 AGREE = {"direction": 0.5, "body": 2e-3, "pelvis": 0.02, "ground": 8.0, "skate": 5.0,
-         "grip": 3.0}
+         "grip": 3.0, "penetration": 5.0}
 AGREE["fingers"] = 0.5
+# The share of a thigh's axis cut from its top (core::body::capsules::THIGH_TRIM).
+THIGH_TRIM = 0.3
 
 
 # A humanoid of bare nodes (a VRM with no skin): Blender makes empties, not an armature.
@@ -86,6 +93,84 @@ def judge(*args):
     return figures
 
 
+def closest(p0, p1, q0, q1):
+    """The parameters of the closest points of two segments (Ericson 5.1.9)."""
+    sub = lambda a, b: [a[i] - b[i] for i in range(3)]
+    dot = lambda a, b: sum(a[i] * b[i] for i in range(3))
+    d1, d2, r = sub(p1, p0), sub(q1, q0), sub(p0, q0)
+    a, e, f = dot(d1, d1), dot(d2, d2), dot(d2, r)
+    clamp = lambda x: min(1.0, max(0.0, x))
+    if a <= 1e-12 and e <= 1e-12:
+        return 0.0, 0.0
+    if a <= 1e-12:
+        return 0.0, clamp(f / e)
+    c = dot(d1, r)
+    if e <= 1e-12:
+        return clamp(-c / a), 0.0
+    b = dot(d1, d2)
+    denom = a * e - b * b
+    s = clamp((b * f - c * e) / denom) if denom > 1e-12 * a * e else 0.0
+    t = (b * s + f) / e
+    if t < 0.0:
+        t, s = 0.0, clamp(-c / a)
+    elif t > 1.0:
+        t, s = 1.0, clamp((b - c) / a)
+    return s, t
+
+
+def capsule(c, at, frame):
+    """A capsule's axis and radius at one frame of a dump (`None` if a joint is missing)."""
+    lerp = lambda a, b, t: [a[i] + (b[i] - a[i]) * t for i in range(3)]
+    if c["joint"] not in at:
+        return None
+    start = at[c["joint"]][frame]
+    if c["end"] is not None:
+        if c["end"] not in at:
+            return None
+        end = at[c["end"]][frame]
+    else:
+        name, share = c["beyond"]
+        if name not in at:
+            return None
+        before = at[name][frame]
+        end = [start[i] + (start[i] - before[i]) * share for i in range(3)]
+    if c["part"] in ("left_thigh", "right_thigh"):
+        start = lerp(start, end, THIGH_TRIM)
+    return start, end, c["radius"]
+
+
+def penetration(dump, body):
+    """Per frame, the deepest pair's depth over its bind overlap (mm at 1.75 m)."""
+    at = json.load(open(dump))["joints"]
+    frames = min(len(v) for v in at.values())
+    mm = 1750.0 / max(body["height"], 1e-9)
+    out = []
+    for f in range(frames):
+        deepest = 0.0
+        for k, (limb, other) in enumerate(body["pairs"]):
+            caps = lambda part: [x for x in (capsule(c, at, f) for c in body["capsules"]
+                                             if c["part"] == part) if x]
+            base = max(body["bind_mm"][k] or 0.0, 0.0)
+            for a in caps(limb):
+                for b in caps(other):
+                    s, t = closest(a[0], a[1], b[0], b[1])
+                    pa = [a[0][i] + (a[1][i] - a[0][i]) * s for i in range(3)]
+                    pb = [b[0][i] + (b[1][i] - b[0][i]) * t for i in range(3)]
+                    d = sum((pa[i] - pb[i]) ** 2 for i in range(3)) ** 0.5
+                    deepest = max(deepest, (a[2] + b[2] - d) * mm - base)
+        out.append(deepest)
+    return out
+
+
+def penetration_excess(case, a, b):
+    """The target's worst frame against the source's own there, or `None` without capsules."""
+    bodies = case.get("capsules") or {}
+    if not bodies.get("source") or not bodies.get("target"):
+        return None
+    src, tgt = penetration(a, bodies["source"]), penetration(b, bodies["target"])
+    return max(t - (src[i] if i < len(src) else 0.0) for i, t in enumerate(tgt))
+
+
 def measure(case, dumps, work):
     a, b, t = dumps["source"], dumps["output"], dumps["target"]
     spec = os.path.join(work, case["slug"] + ".spec.json")
@@ -115,6 +200,7 @@ def measure(case, dumps, work):
         "skate": sub(val(s, "skate_mean_mm"), val(s0, "skate_mean_mm")),
         "grip": None if val(h, "grip_diff_max") is None else val(h, "grip_diff_max") * 1750,
         "fingers": val(f, "finger_dir_mean"),
+        "penetration": penetration_excess(case, a, b),
     }
     o = case.get("ours") or {}
     diff = lambda a, b: None if o.get(a) is None or o.get(b) is None else o[a] - o[b]
@@ -126,6 +212,7 @@ def measure(case, dumps, work):
         "skate": diff("skate_tgt", "skate_src"),
         "grip": o.get("grip"),
         "fingers": o.get("fingers_mean"),
+        "penetration": o.get("penetration"),
     }
     return fig, ours
 

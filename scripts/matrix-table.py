@@ -34,13 +34,14 @@ def main():
             key = (source, "Fox")
         else:
             key = (source, re.sub(r"\[.*\]|\(fbx\)", "", target))
-        groups.setdefault(key, []).append(cells[1:7])
+        groups.setdefault(key, []).append(cells[1:8])
     print("| source → target (with its variants and its FBX) | cases | direction mean ° "
-          "| body (of height) | pelvis Δ (leg lengths) | ground Δ mm | skate Δ mm | same rig |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| body (of height) | pelvis Δ (leg lengths) | ground Δ mm | skate Δ mm | same rig "
+          "| penetration Δ mm |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for (source, target), rows in groups.items():
         cols = list(zip(*rows))
-        figures = [worst(cols[i], signed=i in (2, 3)) for i in range(6)]
+        figures = [worst(cols[i], signed=i in (2, 3, 6)) for i in range(len(cols))]
         print(f"| {source} → {target} | {len(rows)} | " + " | ".join(figures) + " |")
     print(f"\n{sum(len(r) for r in groups.values())} cases")
 

@@ -291,14 +291,11 @@ pub struct SolveArgs {
     /// with arm IK: `on` (the default, for humanoids with both arms mapped) or `off`.
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub hand_contacts: Option<bool>,
-}
-
-fn parse_on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("'{s}' is neither on nor off")),
-    }
+    /// Push forearms and hands out of the target's torso, and a thigh out of the other,
+    /// where they go in deeper than the source's own (`on` by default; the project's
+    /// setting otherwise).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub keep_out: Option<bool>,
 }
 
 fn parse_stride(s: &str) -> Result<crate::core::retarget::Stride, String> {
@@ -321,6 +318,9 @@ impl SolveArgs {
         if let Some(on) = self.hand_contacts {
             session.solve.settings.hand_contacts = on;
         }
+        if let Some(on) = self.keep_out {
+            session.solve.settings.keep_out = on;
+        }
         for joint in &self.reach {
             if !session.solve.reach.contains(joint) {
                 session.solve.reach.push(joint.clone());
@@ -342,6 +342,14 @@ impl SolveArgs {
 
 /// Exit code for bad input (a file that cannot be read or understood).
 pub const EXIT_BAD_INPUT: i32 = 2;
+
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is neither on nor off")),
+    }
+}
 
 pub fn parse_unit(s: &str) -> Result<Unit, String> {
     Unit::parse(s).ok_or_else(|| format!("unknown unit '{s}' (m, dm, cm, mm, in, cmu)"))

@@ -1,6 +1,7 @@
 //! A retargeting session: a source and a target loaded, their reference poses, the bone map.
 //! The CLI and the editor both work through it; it knows files, never windows.
 
+mod body;
 #[cfg(test)]
 mod chain_edit_tests;
 mod chain_edits;
@@ -329,6 +330,7 @@ impl Session {
         if self.target.stance_from_motion() {
             r.set_target_spot(0.0, 0.0);
         }
+        self.set_body(&mut r);
         Ok(r)
     }
 

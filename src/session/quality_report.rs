@@ -387,6 +387,7 @@ impl Session {
         let mut report = report?;
         report.add_grip(self.grip_figures(&a, &b, &t));
         self.measure_fingers(&a, &b, &mut report);
+        self.judge_penetration(&mut report, &a, &b, frame);
         Ok(report)
     }
 }

@@ -31,6 +31,7 @@ pub use reference::{ContainerEdit, PoseSource, ReferencePose};
 pub use retarget::{RetargetClipOptions, RetargetError, RetargetedClip, Retargeter};
 pub mod align;
 pub mod automap;
+pub mod body;
 pub mod chains;
 pub mod characterize;
 pub mod contacts;

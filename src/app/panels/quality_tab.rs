@@ -129,6 +129,7 @@ pub fn figure_and_limit(v: &Verdict) -> (String, String) {
         Measure::Reach => (format!("{value:.1} mm"), format!("≤ {limit} mm")),
         Measure::Grip => (format!("{value:.1} mm"), format!("≤ {limit} mm")),
         Measure::Fingers => (format!("{value:.2}° mean"), format!("≤ {limit}°")),
+        Measure::Penetration => (format!("{value:+.1} mm"), format!("≤ +{limit} mm")),
     }
 }
 

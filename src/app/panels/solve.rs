@@ -122,6 +122,11 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
         for (value, label, tip) in switches {
             ui.checkbox(value, label).on_hover_text(tip);
         }
+        ui.checkbox(&mut s.keep_out, "Keep limbs out of the body")
+            .on_hover_text(
+                "Push forearms and hands out of the torso, and a thigh out of the other, \
+                 where they go in deeper than the source's own",
+            );
     });
 }
 

@@ -72,6 +72,7 @@ impl StudioApp {
                     ui.checkbox(&mut show.mesh, format!("{side} mesh"));
                     ui.checkbox(&mut show.skeleton, format!("{side} skeleton"));
                     ui.checkbox(&mut show.helpers, format!("{side} helper bones"));
+                    ui.checkbox(&mut show.capsules, format!("{side} body capsules"));
                 }
                 ui.checkbox(&mut self.prefs.overlay, "Target skeleton over the source");
                 ui.checkbox(&mut self.prefs.link_cameras, "Link the two cameras");

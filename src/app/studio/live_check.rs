@@ -60,7 +60,13 @@ impl StudioApp {
         let badness = report.map(|r| r.frame_badness.as_slice());
         let mut strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
         if let Some(r) = report {
-            strip.rows = measure_rows_ui(ui, rail, &r.frame_rows, strip.marker_x);
+            let (rows, clicked) = measure_rows_ui(ui, rail, &r.frame_rows, strip.marker_x);
+            strip.rows = rows;
+            if let Some((frame, frames)) = clicked {
+                let share = frame as f32 / frames.saturating_sub(1).max(1) as f32;
+                self.playback.time_secs = share * info.duration_secs;
+                self.playback.playing = false;
+            }
         }
         self.drawn.strip = Some(strip);
     }

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod actions;
+mod capsules_view;
 mod contacts;
 pub mod files;
 mod guide;
@@ -64,6 +65,8 @@ pub struct Show {
     pub skeleton: bool,
     /// Bones that deform no vertex (IK targets, helpers) on a side that has a mesh.
     pub helpers: bool,
+    /// The body capsules the penetration measure holds limbs out of.
+    pub capsules: bool,
 }
 
 impl Default for Show {
@@ -72,6 +75,7 @@ impl Default for Show {
             mesh: true,
             skeleton: true,
             helpers: false,
+            capsules: false,
         }
     }
 }

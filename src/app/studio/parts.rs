@@ -208,6 +208,10 @@ pub struct Drawn {
     /// The target pelvis's path on the floor for (revision, clip), while the export extracts
     /// root motion.
     pub root_path: Option<((u64, String), Vec<glam::Vec3>)>,
+    /// Each side's body capsules for a revision, while View shows them.
+    pub capsules: [Option<super::capsules_view::CapsuleCache>; 2],
+    /// How many capsules each viewport drew last frame.
+    pub capsules_drawn: [usize; 2],
 }
 
 #[cfg(test)]

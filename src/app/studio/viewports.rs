@@ -90,6 +90,7 @@ impl StudioApp {
                 if i == 1 {
                     self.root_path_ui(col, response.rect);
                 }
+                self.capsules_ui(col, i, response.rect);
                 (clicked[i], hovered[i]) = (response.clicked_joint, response.hovered);
                 if i == 1
                     && let Some(delta) = response.rotate_drag

@@ -2,7 +2,8 @@
 //! where the retarget is fine, red where it breaks a limit, with the current frame marked.
 //! Slices sit where their frame's time sits on the scrubber's rail above, so the handle and
 //! the marker line up; a click or drag on the strip scrubs too. Under it, thinner rows show
-//! the feet and reach measures alone (skate, ground, reach), so a red frame says what broke.
+//! the feet, reach and penetration measures alone, so a red frame says what broke; a click on
+//! a row goes to its worst frame.
 
 use super::{ClipInfo, Playback};
 use crate::core::quality::{FrameRow, Measure};
@@ -32,8 +33,14 @@ pub struct Strip {
 /// Height of a measure's row in points.
 const ROW_HEIGHT: f32 = 9.0;
 
-/// The measures that get a row of their own: what planting, the floor and reach change.
-const ROW_MEASURES: [Measure; 3] = [Measure::Skate, Measure::Ground, Measure::Reach];
+/// The measures that get a row of their own: what planting, the floor, reach and the
+/// keep-out pass change.
+const ROW_MEASURES: [Measure; 4] = [
+    Measure::Skate,
+    Measure::Ground,
+    Measure::Reach,
+    Measure::Penetration,
+];
 
 /// Green (0, fine) through yellow to red (1 and above, a limit broken there).
 pub fn badness_color(badness: f32) -> egui::Color32 {
@@ -122,15 +129,28 @@ pub fn strip_ui(
     }
 }
 
+/// A measure's row as drawn: the measure and its rectangle.
+pub type MeasureRow = (Measure, egui::Rect);
+
+/// A row's worst frame: the first of its highest badness (`None` where all are fine).
+pub fn worst_frame(badness: &[f32]) -> Option<usize> {
+    let worst = badness.iter().copied().fold(0.0f32, f32::max);
+    (worst > 0.0)
+        .then(|| badness.iter().position(|&b| b == worst))
+        .flatten()
+}
+
 /// One thin row per measure of `ROW_MEASURES` that `rows` holds, under the strip, labelled
-/// at its left; hovering tells how many frames break that measure's limit.
+/// at its left; hovering tells how many frames break that measure's limit, and a click
+/// gives its worst frame (the second value, with the row's frame count).
 pub fn measure_rows_ui(
     ui: &mut egui::Ui,
     rail: egui::Rangef,
     rows: &[FrameRow],
     marker_x: f32,
-) -> Vec<(Measure, egui::Rect)> {
+) -> (Vec<MeasureRow>, Option<(usize, usize)>) {
     let mut drawn = Vec::new();
+    let mut clicked = None;
     for measure in ROW_MEASURES {
         let Some(row) = rows.iter().find(|r| r.measure == measure) else {
             continue;
@@ -138,7 +158,7 @@ pub fn measure_rows_ui(
         ui.add_space(1.0);
         let (line, response) = ui.allocate_exact_size(
             egui::vec2(ui.available_width(), ROW_HEIGHT),
-            egui::Sense::hover(),
+            egui::Sense::click(),
         );
         let rect = egui::Rect::from_x_y_ranges(rail, line.y_range());
         let painter = ui.painter_at(line);
@@ -159,14 +179,19 @@ pub fn measure_rows_ui(
         painter.rect_filled(plate, 1.0, ui.visuals().panel_fill.gamma_multiply(0.85));
         painter.galley(at, galley, egui::Color32::PLACEHOLDER);
         let bad = row.badness.iter().filter(|&&b| b >= 1.0).count();
+        let label = format!("{} row", measure.label());
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
+        if response.clicked() {
+            clicked = worst_frame(&row.badness).map(|f| (f, row.badness.len()));
+        }
         response.on_hover_text(format!(
-            "{} per frame: {bad} of {} frames break its limit (red)",
+            "{} per frame: {bad} of {} frames break its limit (red); click to go to its worst",
             measure.label(),
             row.badness.len()
         ));
         drawn.push((measure, rect));
     }
-    drawn
+    (drawn, clicked)
 }
 
 #[cfg(test)]
@@ -186,6 +211,13 @@ mod tests {
         // Frame 2 of 5 is the middle of the clip, and so of the rail.
         assert!((cells[2].x.center() - 300.0).abs() < 1e-4);
         assert_eq!(cells[2].color, badness_color(1.0));
+    }
+
+    #[test]
+    fn a_row_s_worst_frame_is_its_first_highest() {
+        assert_eq!(worst_frame(&[0.0, 0.4, 1.0, 0.2, 1.0]), Some(2));
+        assert_eq!(worst_frame(&[0.0, 0.0]), None);
+        assert_eq!(worst_frame(&[]), None);
     }
 
     #[test]

@@ -60,8 +60,22 @@ pub fn judge_spec(session: &Session) -> Option<Value> {
 }
 
 /// Our figures, in judge's terms.
+/// Both figures' body capsules by joint name, for the judge script's own penetration
+/// figure on Blender's readings (judge has no penetration mode).
+fn capsules(session: &Session) -> Value {
+    let (source, target) = session.named_bodies();
+    json!({"source": source, "target": target})
+}
+
 fn ours(report: &Report) -> Value {
     json!({
+        "penetration_src": report.penetration.as_ref().map(|p| p.source.max_mm),
+        "penetration_tgt": report.penetration.as_ref().map(|p| p.target.max_mm),
+        "penetration": report
+            .verdicts
+            .iter()
+            .find(|v| v.measure == retarget_studio::core::quality::Measure::Penetration)
+            .map(|v| v.value),
         "direction_mean": report.direction.as_ref().map(|d| d.mean_deg),
         "body": report.body.max,
         "pelvis_src": report.pelvis.source,
@@ -285,6 +299,7 @@ pub fn export_case(
             spec
         }),
         "ours": ours(report),
+        "capsules": capsules(session),
         "known": known,
     }))
 }

@@ -93,10 +93,14 @@ fn the_walk_shows_both_feet_s_contacts_and_a_click_goes_to_one() {
         assert!(n >= 3, "{foot}: {n} contacts");
     }
     let strip = h.state().drawn.strip.clone().unwrap();
-    // Under the strip, the feet's own rows: the walk has contacts, and nothing reaches.
+    // Under the strip, the feet's own rows: the walk has contacts, and nothing reaches;
+    // and the penetration row every humanoid pair has.
     use retarget_studio::core::quality::Measure;
     let rows: Vec<Measure> = strip.rows.iter().map(|r| r.0).collect();
-    assert_eq!(rows, [Measure::Skate, Measure::Ground]);
+    assert_eq!(
+        rows,
+        [Measure::Skate, Measure::Ground, Measure::Penetration]
+    );
     for bar in &bars {
         assert!(bar.rect.left() >= strip.rect.left() - 1e-3);
         assert!(bar.rect.right() <= strip.rect.right() + 1e-3);
@@ -440,5 +444,59 @@ fn the_target_viewport_shows_the_planted_feet_an_export_writes() {
     assert!(
         farthest_unplanted > 0.01 * height,
         "the planting moves the feet: {farthest_unplanted} m"
+    );
+}
+
+/// The penetration row under the strip: with the keep-out pass off, CMU's arms go into
+/// CesiumMan's torso, and a click on the row goes to the worst frame; with it on (the
+/// Solve tab's checkbox), no frame breaks the limit.
+#[test]
+fn the_penetration_row_goes_to_its_worst_frame_and_keep_out_clears_it() {
+    use retarget_studio::core::quality::Measure;
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mut s = Session::automatic(
+        &assets.join("bvh/02_01.bvh"),
+        &assets.join("gltf/CesiumMan.glb"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    s.solve.settings.keep_out = false;
+    let path = dir.path().join("arms_in.ron");
+    s.to_project().save(&path).unwrap();
+    let mut h = harness(path, Tab::Solve);
+    let report = h.state().quality_report().unwrap().clone();
+    let row = report.frame_row(Measure::Penetration).unwrap().to_vec();
+    let bad = row.iter().filter(|&&b| b >= 1.0).count();
+    assert!(bad > 0, "the arms go in with the pass off");
+    let worst = report.penetration.as_ref().unwrap();
+    h.get_by_label("penetration row").click();
+    h.run_steps(2);
+    let app = h.state();
+    let duration = app.clip_info().unwrap().duration_secs;
+    let first_worst = row.iter().position(|&b| b >= 1.0).unwrap();
+    let at = app.playback.time_secs / duration * (row.len() - 1) as f32;
+    assert!(
+        row[at.round() as usize] >= 1.0 && at.round() as usize >= first_worst,
+        "the click lands on a frame past the limit: {at} ({:?})",
+        worst.target.worst_frame
+    );
+    assert!(!app.playback.playing);
+    h.get_by_label("Keep limbs out of the body").click();
+    settle(&mut h);
+    assert!(
+        session(&h).solve.settings.keep_out,
+        "the checkbox turns it on"
+    );
+    let row = h
+        .state()
+        .quality_report()
+        .unwrap()
+        .frame_row(Measure::Penetration)
+        .unwrap()
+        .to_vec();
+    assert!(
+        row.iter().all(|&b| b <= 1.0),
+        "no frame past the limit with it on"
     );
 }

@@ -342,3 +342,24 @@ fn the_floor_is_where_the_walk_puts_the_feet() {
         assert!(hi < 0.05, "{target}: both feet {hi:+.4} heights up at once");
     }
 }
+
+/// View ▸ Target body capsules draws the target's capsules over its viewport (the demo's
+/// VRoid figure: torso, thighs, arms and hands), and only the target's.
+#[test]
+fn view_shows_the_target_s_body_capsules_on_demand() {
+    let mut h = harness(Tab::BoneMap);
+    assert_eq!(h.state().drawn.capsules_drawn, [0, 0], "off by default");
+    // The menu bar's View (the viewports' row has a "View" label too).
+    let menu = h
+        .get_all_by_label("View")
+        .min_by(|a, b| a.rect().top().total_cmp(&b.rect().top()));
+    menu.unwrap().click();
+    h.run_steps(2);
+    h.get_by_label("Target body capsules").click();
+    h.run_steps(3);
+    assert!(h.state().prefs.show[1].capsules);
+    let drawn = h.state().drawn.capsules_drawn;
+    assert_eq!(drawn[0], 0, "the source's stay hidden");
+    // Hips, spine, chest; two thighs; two upper arms, forearms and hands.
+    assert_eq!(drawn[1], 11, "{drawn:?}");
+}

@@ -8,6 +8,7 @@ mod feet_ik;
 mod fingers;
 mod hand_contacts;
 mod invariants;
+mod keep_out;
 mod leg_options;
 mod mirror;
 mod profile_labels;

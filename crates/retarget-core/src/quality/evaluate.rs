@@ -72,6 +72,7 @@ pub fn evaluate(
             .collect(),
         grip: None,
         fingers: None,
+        penetration: None,
         verdicts: Vec::new(),
         frame_badness: strip.badness,
         frame_rows: strip.rows,

@@ -25,6 +25,8 @@ pub enum Measure {
     Grip,
     /// Finger directions in the hand's frame (judged when both sides have hands with fingers).
     Fingers,
+    /// Forearms and hands into the torso, a thigh into the other (`quality::penetration`).
+    Penetration,
 }
 
 impl Measure {
@@ -39,6 +41,7 @@ impl Measure {
             Measure::Reach => "reach",
             Measure::Grip => "grip",
             Measure::Fingers => "fingers",
+            Measure::Penetration => "penetration",
         }
     }
 }
@@ -99,6 +102,8 @@ pub struct Report {
     pub grip: Option<super::grip::GripFigures>,
     /// `None` unless both sides have hands with paired finger segments.
     pub fingers: Option<super::fingers::FingerFigures>,
+    /// `None` until the body's capsules are given (`add_penetration`).
+    pub penetration: Option<Pair<super::penetration::PenetrationFigures>>,
     /// The judged measures, in a fixed order.
     pub verdicts: Vec<Verdict>,
     /// Per frame, 0 (fine) to 1 (breaks a limit there), for the strip under the timeline.

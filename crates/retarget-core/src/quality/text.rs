@@ -110,6 +110,11 @@ impl Report {
                 let (mean, max, limit) = (g.mean_deg, g.max_deg, th.fingers_deg);
                 format!("mean {mean:.1}°, max {max:.1}° in the hand's frame (limit mean {limit}°)")
             }),
+            Measure::Penetration => self.penetration.as_ref().map_or_else(String::new, |p| {
+                let (s, t, f) = (p.source.max_mm, p.target.max_mm, p.target.worst_frame);
+                let limit = th.penetration_mm;
+                format!("source's own {s:.1} mm, target {t:.1} mm deepest at frame {f} (limit +{limit} mm per frame)")
+            }),
             Measure::Ground => self.ground.as_ref().map_or_else(String::new, |g| {
                 let (s, t, n) = (g.source.mean_mm, g.target.mean_mm, g.target.contact_frames);
                 let limit = th.ground_mm;

@@ -26,6 +26,9 @@ pub struct Thresholds {
     pub grip_mm: f64,
     /// Mean finger segment direction error in the hand's frame, degrees.
     pub fingers_deg: f64,
+    /// How much deeper than the source's own a limb may go into the body at any frame,
+    /// mm at 1.75 m scale (`quality::penetration`).
+    pub penetration_mm: f64,
 }
 
 impl Default for Thresholds {
@@ -40,6 +43,7 @@ impl Default for Thresholds {
             reach_mm: 10.0,
             grip_mm: 30.0,
             fingers_deg: 5.0,
+            penetration_mm: 10.0,
         }
     }
 }

@@ -58,6 +58,7 @@ impl Retargeter {
         let times = if job.plan.solve.plant_feet && !job.plan.legs.is_empty()
             || !job.plan.reach.is_empty()
             || job.holds_hands()
+            || job.keeps_out()
         {
             // Planting needs the whole clip solved before any frame is final.
             let solved = job.solve_frames(source, &reader, target, frames);
@@ -70,6 +71,8 @@ impl Retargeter {
             } = solved;
             report = job.plant(target, &mut poses, &times, &feet);
             report.reach_missed = job.reach_poses(target, &mut poses, &reached);
+            // Limbs out of the body first; the source's hand contacts, explicit, last.
+            job.keep_out(source, &reader, target, &mut poses, &times);
             if job.holds_hands() {
                 report.hand_contacts = job.hold_hands(target, &mut poses, &times, &hands);
             }

@@ -9,6 +9,7 @@ mod arms;
 mod clip;
 mod fast;
 mod fit;
+mod keep_out;
 mod keys;
 mod legs;
 mod live;
@@ -125,6 +126,8 @@ pub(super) struct Plan {
     reach: Vec<reach::ReachChain>,
     /// The arms that keep the source's hand contacts (both arms mapped).
     arms: Option<arms::Arms>,
+    /// Both bodies' capsules, for keeping limbs out of the target's (`keep_out`).
+    keep_out: Option<keep_out::KeepOut>,
     /// The source's height in its reference pose (contacts are measured against it).
     source_height: f32,
     /// The target's height in its reference pose (a planted foot's slide scales by it).
@@ -307,6 +310,7 @@ impl Retargeter {
             mirror_twins: None,
             reach: Vec::new(),
             arms,
+            keep_out: None,
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),

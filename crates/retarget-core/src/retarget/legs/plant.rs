@@ -54,6 +54,9 @@ pub struct SolveSettings {
     /// Keep the source's hand contacts (hands together, a hand on the body) with arm IK.
     pub hand_contacts: bool,
     pub hand_thresholds: crate::contacts::HandThresholds,
+    /// Push forearms and hands out of the torso, and a thigh out of the other, where they
+    /// go in deeper than the source's own (`retarget::keep_out`).
+    pub keep_out: bool,
 }
 
 impl SolveSettings {
@@ -78,6 +81,7 @@ impl SolveSettings {
         Self {
             plant_feet: false,
             hand_contacts: false,
+            keep_out: false,
             ..Self::default()
         }
     }
@@ -99,6 +103,7 @@ impl Default for SolveSettings {
             mirror_plane: Default::default(),
             hand_contacts: true,
             hand_thresholds: Default::default(),
+            keep_out: true,
         }
     }
 }
