@@ -71,11 +71,14 @@ impl Retargeter {
             } = solved;
             report = job.plant(target, &mut poses, &times, &feet);
             report.reach_missed = job.reach_poses(target, &mut poses, &reached);
-            // Limbs out of the body first; the source's hand contacts, explicit, last.
-            job.keep_out(source, &reader, target, &mut poses, &times);
+            // The source's hand contacts first; then limbs out of the body, hands that hold
+            // each other moved out together so the grip stays.
+            let mut joined = Vec::new();
             if job.holds_hands() {
                 report.hand_contacts = job.hold_hands(target, &mut poses, &times, &hands);
+                joined = job.joined_hands(&report.hand_contacts, times.len(), &times);
             }
+            job.keep_out(source, &reader, target, &mut poses, &times, &joined);
             job.settle_twists(target, &mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;

@@ -105,7 +105,26 @@ impl Retargeter {
         self.plan.solve.keep_out && self.plan.keep_out.is_some() && !self.plan.same_rig
     }
 
-    /// The keep-out pass over the solved `poses` of `clip` (at `times`).
+    /// Per frame, how much the two hands hold each other (0 to 1, eased in and out like a
+    /// plant) in `contacts`: the keep-out pass moves such hands out together.
+    pub(super) fn joined_hands(
+        &self,
+        contacts: &[crate::contacts::HandContact],
+        frames: usize,
+        times: &[f32],
+    ) -> Vec<f32> {
+        let together: Vec<_> = contacts
+            .iter()
+            .filter(|c| c.touch == crate::contacts::Touch::Hands)
+            .collect();
+        if together.is_empty() {
+            return Vec::new();
+        }
+        crate::contacts::hand_weights(&together, frames, self.blend_frames(times))
+    }
+
+    /// The keep-out pass over the solved `poses` of `clip` (at `times`); `joined`: per frame,
+    /// how much the hands hold each other (`joined_hands`; empty: never).
     pub(super) fn keep_out(
         &self,
         source: &Skeleton,
@@ -113,6 +132,7 @@ impl Retargeter {
         target: &Skeleton,
         poses: &mut [Pose],
         times: &[f32],
+        joined: &[f32],
     ) {
         let Some(keep) = self.plan.keep_out.as_ref().filter(|_| self.keeps_out()) else {
             return;
@@ -138,13 +158,28 @@ impl Retargeter {
         let window = (self.blend_frames(times) / 2).max(1);
         let slack = SLACK * keep.target.height;
         for _ in 0..PASSES {
-            let pushes = keep.pushes(self, target, poses, &allowed, slack);
+            let mut pushes = keep.pushes(self, target, poses, &allowed, slack);
             if pushes.iter().all(|p| p.iter().all(|v| *v == Vec3::ZERO)) {
                 break;
             }
+            join_hands(&mut pushes, joined);
             let pushes = pushes.map(|p| smooth::eased(&p, window));
             keep.apply(self, target, poses, &pushes);
         }
+    }
+}
+
+/// Where the hands hold each other (`joined`, per frame), both arms take the longer of
+/// their two pushes, so the hands leave the body together and keep their grip.
+fn join_hands(pushes: &mut [Vec<Vec3>; 4], joined: &[f32]) {
+    let [left, right, ..] = pushes;
+    for ((l, r), &w) in left.iter_mut().zip(right.iter_mut()).zip(joined) {
+        if w <= 0.0 {
+            continue;
+        }
+        let shared = if l.length_squared() >= r.length_squared() { *l } else { *r };
+        *l = l.lerp(shared, w);
+        *r = r.lerp(shared, w);
     }
 }
 
