@@ -125,7 +125,7 @@ fn pick<T: Copy + PartialEq>(
                 ui.selectable_value(value, o, word(o));
             }
         });
-    super::bone_map::name_widget(&combo.response, format!("Chain {}", name.to_lowercase()));
+    super::bone_map_cells::name_widget(&combo.response, format!("Chain {}", name.to_lowercase()));
 }
 
 /// A combo over the joints a chain end may move to; the joint picked, if another.
@@ -147,6 +147,6 @@ fn joint_combo(
                 }
             }
         });
-    super::bone_map::name_widget(&combo.response, format!("Chain {}", name.to_lowercase()));
+    super::bone_map_cells::name_widget(&combo.response, format!("Chain {}", name.to_lowercase()));
     picked
 }

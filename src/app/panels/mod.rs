@@ -2,6 +2,7 @@
 //! nothing here changes the session directly.
 
 pub mod bone_map;
+mod bone_map_cells;
 pub mod bone_tree;
 mod chain_editor;
 pub mod curves;

@@ -190,7 +190,7 @@ fn source_combo(
                 }
             }
         });
-    super::bone_map::name_widget(&combo.response, format!("{name} source chain"));
+    super::bone_map_cells::name_widget(&combo.response, format!("{name} source chain"));
     if let Some(source_chain) = picked.filter(|p| *p != current) {
         commands.push(Command::Edit(Edit::SetChainSource {
             target_chain: t,
