@@ -283,6 +283,18 @@ fn nearest_mapped(
     }
 }
 
+/// `joints` (a path down a limb, top first) without the joints the plan solves as twist
+/// bones: IK bending at one would break the limb where no knee or elbow is. The legs' and
+/// the arms' IK both take their paths through it.
+pub(super) fn twist_free(joints: Vec<usize>, solves: &[RotationSolve]) -> Vec<usize> {
+    let inside = |j: usize| matches!(solves[j], RotationSolve::Twist(_));
+    let last = joints.len().saturating_sub(1);
+    (joints.iter().enumerate())
+        .filter(|&(k, &j)| k == 0 || k == last || !inside(j))
+        .map(|(_, &j)| j)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use crate::HumanBone::{self, *};

@@ -58,7 +58,7 @@ impl Arms {
             if !path.contains(&l.target) {
                 return None;
             }
-            let joints = twist_free(path, solves);
+            let joints = super::twist::twist_free(path, solves);
             let lengths: Vec<f32> = (joints.windows(2))
                 .map(|w| tgt_ref.positions[w[0]].distance(tgt_ref.positions[w[1]]))
                 .collect();
@@ -115,17 +115,6 @@ fn path(parents: &[Option<usize>], top: usize, end: usize) -> Option<Vec<usize>>
     let chain = chain_to_root(parents, end);
     let from = chain.iter().position(|&j| j == top)?;
     (chain.len() - from >= 3).then(|| chain[from..].to_vec())
-}
-
-/// `joints` without the twist bones inside it (IK bending at one would break the limb where
-/// no elbow is).
-fn twist_free(joints: Vec<usize>, solves: &[RotationSolve]) -> Vec<usize> {
-    let inside = |j: usize| matches!(solves[j], RotationSolve::Twist(_));
-    let last = joints.len().saturating_sub(1);
-    (joints.iter().enumerate())
-        .filter(|&(k, &j)| k == 0 || k == last || !inside(j))
-        .map(|(_, &j)| j)
-        .collect()
 }
 
 #[cfg(test)]

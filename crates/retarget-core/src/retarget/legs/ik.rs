@@ -5,6 +5,7 @@
 
 use super::super::plan::{RotationSolve, SideReference, chain_to_root};
 use super::super::root::Legs;
+use super::super::twist::twist_free;
 use super::options::PoleAt;
 use crate::contacts::ContactThresholds;
 use crate::ik::{IkCache, JointLimit};
@@ -120,17 +121,6 @@ fn path(parents: &[Option<usize>], top: usize, foot: usize) -> Option<Vec<usize>
         }
     }
     None
-}
-
-/// `joints` (a path from a leg's top to its foot) without the joints the plan solves as
-/// twist bones (`twist`): IK bending at one would break the limb where no knee is.
-fn twist_free(joints: Vec<usize>, solves: &[RotationSolve]) -> Vec<usize> {
-    let inside = |j: usize| matches!(solves[j], RotationSolve::Twist(_));
-    let last = joints.len().saturating_sub(1);
-    (joints.iter().enumerate())
-        .filter(|&(k, &j)| k == 0 || k == last || !inside(j))
-        .map(|(_, &j)| j)
-        .collect()
 }
 
 fn path_leg(
