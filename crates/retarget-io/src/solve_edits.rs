@@ -227,6 +227,9 @@ mod tests {
         let old = r#"(reach: ["hand_l"], contact_spans: [(clip: "walk", foot: "foot_l", spans: [(0.0, 0.5)])])"#;
         let old: SolveEdits = ron::from_str(old).unwrap();
         assert!(old.hand_spans.is_empty());
-        assert_eq!(old.drawn_contacts("walk", "foot_l"), Some(&[(0.0, 0.5)][..]));
+        assert_eq!(
+            old.drawn_contacts("walk", "foot_l"),
+            Some(&[(0.0, 0.5)][..])
+        );
     }
 }

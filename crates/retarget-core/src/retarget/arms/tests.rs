@@ -262,10 +262,7 @@ fn a_drawn_span_keeps_the_hands_together_where_none_was_found_and_none_lets_them
             .map(|c| (c.start, c.end))
             .collect::<Vec<_>>()
     };
-    assert!(
-        hands(&detected).iter().all(|&(s, _)| s > 5),
-        "{detected:?}"
-    );
+    assert!(hands(&detected).iter().all(|&(s, _)| s > 5), "{detected:?}");
     // Drawn over frames 3..=27: the hands keep the source's offset there too.
     let (drawn, contacts) = retarget_with(&clap(), 1.5, true, |r| {
         r.set_hand_spans(Touch::Hands, Some(vec![(3.0 / 30.0, 27.0 / 30.0)]))

@@ -177,7 +177,11 @@ fn join_hands(pushes: &mut [Vec<Vec3>; 4], joined: &[f32]) {
         if w <= 0.0 {
             continue;
         }
-        let shared = if l.length_squared() >= r.length_squared() { *l } else { *r };
+        let shared = if l.length_squared() >= r.length_squared() {
+            *l
+        } else {
+            *r
+        };
         *l = l.lerp(shared, w);
         *r = r.lerp(shared, w);
     }
