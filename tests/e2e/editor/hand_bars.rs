@@ -130,3 +130,28 @@ fn dragging_the_grip_s_end_redraws_it_and_undo_gives_the_detected_one_back() {
         .collect();
     assert_eq!(back, [bar.contact], "the detected grip again");
 }
+
+#[test]
+fn a_touch_drawn_empty_holds_nothing_keeps_its_row_and_is_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = grip_project(dir.path());
+    let mut s = Session::from_project(&path).unwrap();
+    let clip = s.source_clip(None).unwrap().name.clone();
+    let label = s
+        .apply_edit(&retarget_studio::session::Edit::SetHandContacts {
+            clip: clip.clone(),
+            touch: "hands together".into(),
+            spans: Some(Vec::new()),
+        })
+        .unwrap();
+    assert_eq!(label, "Contacts of hands together");
+    let (_, hands) = s.solve_contacts(None).unwrap();
+    assert_eq!(hands.len(), 1, "{hands:?}");
+    assert_eq!(hands[0].foot, "hands together");
+    assert!(hands[0].contacts.is_empty(), "the row stays, empty");
+    // Saved and read back, the project keeps it.
+    s.to_project().save(&path).unwrap();
+    let back = Session::from_project(&path).unwrap();
+    let drawn = back.solve.drawn_hand_contacts(&clip, "hands together");
+    assert_eq!(drawn, Some(&[][..]));
+}
