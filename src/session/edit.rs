@@ -116,6 +116,13 @@ pub enum Edit {
         foot: String,
         spans: Option<Vec<(f32, f32)>>,
     },
+    /// Hand contacts of `touch` (its label) on clip `clip`, drawn by hand in seconds;
+    /// `None`: detected.
+    SetHandContacts {
+        clip: String,
+        touch: String,
+        spans: Option<Vec<(f32, f32)>>,
+    },
     /// How clip `clip` covers ground: its path scaled by leg length, or the source's kept.
     SetStride {
         clip: String,
@@ -312,6 +319,14 @@ impl Session {
                 Ok(match spans {
                     Some(_) => format!("Contacts of {foot}"),
                     None => format!("Detected contacts of {foot}"),
+                })
+            }
+            Edit::SetHandContacts { clip, touch, spans } => {
+                self.solve
+                    .set_drawn_hand_contacts(clip, touch, spans.clone());
+                Ok(match spans {
+                    Some(_) => format!("Contacts of {touch}"),
+                    None => format!("Detected contacts of {touch}"),
                 })
             }
             Edit::SetStride { clip, stride } => {

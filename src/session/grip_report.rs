@@ -103,6 +103,7 @@ impl Session {
                 }),
             }
         }
+        self.add_drawn_hand_rows(name, &mut hands);
         Ok((feet, hands))
     }
 }

@@ -7,6 +7,7 @@ mod chain_edit_tests;
 mod chain_edits;
 mod chains;
 mod curves;
+mod drawn_hands;
 mod edit;
 mod export;
 mod facing;

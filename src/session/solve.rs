@@ -31,7 +31,8 @@ impl Session {
         }
     }
 
-    /// Hands the retargeter the contacts drawn for clip `clip`, or none (detected).
+    /// Hands the retargeter the contacts drawn for clip `clip` (feet's and hands'), or none
+    /// (detected).
     pub(super) fn set_clip_contacts(&self, r: &mut Retargeter, clip: &str) {
         let t = self.target.skeleton();
         for foot in r.planted_feet().collect::<Vec<_>>() {
@@ -39,6 +40,7 @@ impl Session {
             let spans = self.solve.drawn_contacts(clip, name).map(<[_]>::to_vec);
             r.set_contact_spans(foot, spans);
         }
+        self.set_clip_hand_contacts(r, clip);
     }
 
     /// Hands the retargeter how clip `clip` covers ground. The readers' containers put each

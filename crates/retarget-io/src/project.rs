@@ -174,6 +174,7 @@ impl From<ProjectFileV1> for ProjectFile {
                 legs: v1.legs,
                 contact_spans: v1.contact_spans,
                 strides: Vec::new(),
+                hand_spans: Vec::new(),
             },
             curves: Vec::new(),
         }
@@ -425,6 +426,7 @@ mod tests {
         assert_eq!(s.twists, [("lowerarm_twist_01_l".to_owned(), 0.25)]);
         assert_eq!(s.legs, [retarget_core::retarget::LegOptions::new("foot_l")]);
         assert_eq!(s.contact_spans[0].spans, [(0.0, 0.5), (1.0, 1.25)]);
+        assert!(s.hand_spans.is_empty(), "no hand contacts drawn then");
         // Saved again, it is version 2 and reads back the same.
         let text = p.to_ron(Path::new("/x")).unwrap();
         assert!(text.contains("version: 2"), "{text}");

@@ -36,6 +36,22 @@ pub struct SolveEdits {
     /// scale the path by leg length.
     #[serde(default)]
     pub strides: Vec<(String, Stride)>,
+    /// Hand contacts drawn by hand, per clip and touch (seconds), in place of the detected
+    /// ones of that touch.
+    #[serde(default)]
+    pub hand_spans: Vec<HandSpans>,
+}
+
+/// Hand contacts drawn by hand for one touch on one clip, in that clip's seconds, in place
+/// of the detected ones (an empty list: that touch is never held on that clip).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HandSpans {
+    pub clip: String,
+    /// What touches what, as `Touch::label` names it ("hands together").
+    pub touch: String,
+    /// `(start, end)` seconds, each a contact.
+    pub spans: Vec<(f32, f32)>,
 }
 
 impl SolveEdits {
@@ -124,6 +140,33 @@ impl SolveEdits {
             });
         }
     }
+
+    /// The hand contacts drawn for `touch` on `clip`, in seconds, if any.
+    pub fn drawn_hand_contacts(&self, clip: &str, touch: &str) -> Option<&[(f32, f32)]> {
+        self.hand_spans
+            .iter()
+            .find(|h| h.clip == clip && h.touch == touch)
+            .map(|h| h.spans.as_slice())
+    }
+
+    /// Hand contacts drawn for `touch` on `clip` in place of the detected ones; `None` goes
+    /// back to the detected.
+    pub fn set_drawn_hand_contacts(
+        &mut self,
+        clip: &str,
+        touch: &str,
+        spans: Option<Vec<(f32, f32)>>,
+    ) {
+        self.hand_spans
+            .retain(|h| !(h.clip == clip && h.touch == touch));
+        if let Some(spans) = spans {
+            self.hand_spans.push(HandSpans {
+                clip: clip.to_owned(),
+                touch: touch.to_owned(),
+                spans,
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,5 +205,31 @@ mod tests {
         assert_eq!(e.drawn_contacts("run", "foot_l"), None);
         e.set_drawn_contacts("walk", "foot_l", None);
         assert!(e.contact_spans.is_empty());
+        e.set_drawn_hand_contacts("walk", "hands together", Some(vec![(0.0, 0.5)]));
+        e.set_drawn_hand_contacts("walk", "hands together", Some(vec![(1.0, 1.5)]));
+        let drawn = e.drawn_hand_contacts("walk", "hands together");
+        assert_eq!(drawn, Some(&[(1.0, 1.5)][..]));
+        assert_eq!(e.drawn_hand_contacts("walk", "left hand on hips"), None);
+        e.set_drawn_hand_contacts("walk", "hands together", None);
+        assert!(e.hand_spans.is_empty());
+    }
+
+    #[test]
+    fn drawn_hand_contacts_round_trip_and_edits_saved_before_them_load() {
+        let mut e = SolveEdits::default();
+        e.set_drawn_contacts("walk", "foot_l", Some(vec![(0.0, 0.5)]));
+        e.set_drawn_hand_contacts("walk", "hands together", Some(vec![(0.25, 1.0)]));
+        e.set_drawn_hand_contacts("run", "left hand on hips", Some(Vec::new()));
+        let text = ron::to_string(&e).unwrap();
+        assert!(text.contains("hand_spans"), "{text}");
+        assert_eq!(ron::from_str::<SolveEdits>(&text).unwrap(), e);
+        // Edits saved before hand contacts could be drawn: none drawn.
+        let old = r#"(reach: ["hand_l"], contact_spans: [(clip: "walk", foot: "foot_l", spans: [(0.0, 0.5)])])"#;
+        let old: SolveEdits = ron::from_str(old).unwrap();
+        assert!(old.hand_spans.is_empty());
+        assert_eq!(
+            old.drawn_contacts("walk", "foot_l"),
+            Some(&[(0.0, 0.5)][..])
+        );
     }
 }

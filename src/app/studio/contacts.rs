@@ -6,6 +6,7 @@ use crate::app::command::Command;
 use crate::app::guard::Job;
 use crate::app::tasks::keyed::KeyedTask;
 use crate::app::timeline::contact_bars::{ContactBars, contact_bars_ui};
+use crate::app::timeline::hand_bars::hand_bars_ui;
 use crate::session::{Edit, Session};
 use eframe::egui;
 
@@ -25,11 +26,12 @@ fn find_contacts(session: &Session, clip: &str) -> anyhow::Result<ContactBars> {
         .unwrap_or(30.0)
         .max(1e-3);
     let (feet, hands) = session.solve_contacts(Some(clip))?;
-    let drawn = feet
+    let mut drawn: Vec<String> = feet
         .iter()
         .filter(|f| session.solve.drawn_contacts(clip, &f.foot).is_some())
         .map(|f| f.foot.clone())
         .collect();
+    drawn.extend(session.drawn_hand_touches(clip));
     Ok(ContactBars {
         frames: (source.duration_secs() * fps).round() as usize + 1,
         feet,
@@ -67,17 +69,27 @@ impl StudioApp {
         self.tasks.contacts.wait();
     }
 
-    /// One row per planted foot under the timeline's rail.
+    /// One row per planted foot, then per hand touch, under the timeline's rail; an edit of
+    /// either is one undoable edit.
     pub(super) fn contact_bars_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let (Some(info), Some(bars)) = (
             self.clip_info(),
             self.tasks.contacts.latest_for_clip(self.clip.as_deref()),
         ) else {
             self.drawn.bars.clear();
+            self.drawn.hand_bars.clear();
             return;
         };
         let (drawn, change) = contact_bars_ui(ui, rail, bars, &mut self.playback, &info);
-        crate::app::timeline::hand_bars::hand_bars_ui(ui, rail, bars, &mut self.playback, &info);
+        let (hand_bars, hand_change) = hand_bars_ui(ui, rail, bars, &mut self.playback, &info);
+        if let Some(change) = hand_change {
+            let spans = change.contacts.map(|c| bars.spans(&c));
+            self.commands.push(Command::Edit(Edit::SetHandContacts {
+                clip: info.name.clone(),
+                touch: change.foot,
+                spans,
+            }));
+        }
         if let Some(change) = change {
             let spans = change.contacts.map(|c| bars.spans(&c));
             self.commands.push(Command::Edit(Edit::SetContacts {
@@ -87,5 +99,6 @@ impl StudioApp {
             }));
         }
         self.drawn.bars = drawn;
+        self.drawn.hand_bars = hand_bars;
     }
 }

@@ -287,6 +287,7 @@ impl StudioApp {
         self.drawn.strip = None;
         self.tasks.contacts.clear();
         self.drawn.bars.clear();
+        self.drawn.hand_bars.clear();
         self.selected = None;
         self.playback.time_secs = 0.0;
         for v in &mut self.views {

@@ -192,6 +192,8 @@ pub struct Drawn {
     pub strip: Option<Strip>,
     /// The contact bars.
     pub bars: Vec<DrawnBar>,
+    /// The hand contact bars (`DrawnBar::foot` names the touch).
+    pub hand_bars: Vec<DrawnBar>,
     /// The tool panel's width.
     pub(super) tools_width: f32,
     /// The width the tool panel and the viewports shared last frame.

@@ -83,6 +83,28 @@ pub fn frame_at(x: f32, frames: usize, rail: egui::Rangef) -> usize {
     (t * (frames.max(1) - 1) as f32).round() as usize
 }
 
+/// How a kind of row draws its bars: colours and the hover text of one bar.
+pub(super) struct BarLook {
+    pub color: egui::Color32,
+    pub hovered: egui::Color32,
+    /// The hover text of a bar of `name` over `contact`.
+    pub tip: fn(name: &str, contact: &FootContact) -> String,
+}
+
+/// The feet's bars.
+const FEET: BarLook = BarLook {
+    color: egui::Color32::from_rgb(70, 130, 210),
+    hovered: egui::Color32::from_rgb(110, 170, 240),
+    tip: |foot, contact| {
+        format!(
+            "{foot} planted, frames {}–{}: click to go to its start, drag its ends or body to \
+             edit it, right-click to delete it. The Solve tab's contact thresholds widen or \
+             narrow the detected contacts.",
+            contact.start, contact.end
+        )
+    },
+};
+
 /// Draws one row per foot of `bars` under a rail spanning `rail` (x, in points); a click on
 /// a bar moves the time to its start (and pauses). Returns the bars drawn and the edit the
 /// user finished this frame, if any.
@@ -93,9 +115,22 @@ pub fn contact_bars_ui(
     playback: &mut Playback,
     clip: &ClipInfo,
 ) -> (Vec<DrawnBar>, Option<ContactChange>) {
+    rows_ui(ui, rail, (&bars.feet, &FEET), bars, playback, clip)
+}
+
+/// Draws one editable row per entry of `rows` (a foot or a hand touch and its contacts),
+/// each bar as `look` says; the bars drawn and the edit finished this frame, if any.
+pub(super) fn rows_ui(
+    ui: &mut egui::Ui,
+    rail: egui::Rangef,
+    (rows, look): (&[FootContacts], &BarLook),
+    bars: &ContactBars,
+    playback: &mut Playback,
+    clip: &ClipInfo,
+) -> (Vec<DrawnBar>, Option<ContactChange>) {
     let mut drawn = Vec::new();
     let mut change = None;
-    for foot in &bars.feet {
+    for foot in rows {
         let (row, lane_response) = ui.allocate_exact_size(
             egui::vec2(ui.available_width(), ROW_HEIGHT),
             egui::Sense::click(),
@@ -108,7 +143,7 @@ pub fn contact_bars_ui(
             let rect =
                 egui::Rect::from_x_y_ranges(bar_span(contact, bars.frames, rail), lane.y_range());
             let (response, edit) = super::contact_edit::bar_edit_ui(ui, foot, i, rect, bars, rail);
-            let response = bar_ui(ui, &foot.foot, i, contact, rect, response);
+            let response = bar_ui(ui, (&foot.foot, i, contact), look, rect, response);
             if response.clicked() {
                 playback.time_secs = frame_time(contact.start, bars.frames, clip);
                 playback.playing = false;
@@ -124,7 +159,7 @@ pub fn contact_bars_ui(
         name_ui(ui, &foot.foot, lane);
         marker_ui(ui, rail, lane, playback, clip);
     }
-    if !bars.feet.is_empty() {
+    if !rows.is_empty() {
         ui.add_space(2.0);
     }
     (drawn, change)
@@ -147,26 +182,20 @@ pub(super) fn marker_ui(
 /// One contact's bar: clickable, named for screen readers and tests.
 fn bar_ui(
     ui: &mut egui::Ui,
-    foot: &str,
-    index: usize,
-    contact: &FootContact,
+    (name, index, contact): (&str, usize, &FootContact),
+    look: &BarLook,
     rect: egui::Rect,
     response: egui::Response,
 ) -> egui::Response {
-    let label = format!("{foot} contact {}", index + 1);
+    let label = format!("{name} contact {}", index + 1);
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
     let color = if response.hovered() {
-        egui::Color32::from_rgb(110, 170, 240)
+        look.hovered
     } else {
-        egui::Color32::from_rgb(70, 130, 210)
+        look.color
     };
     ui.painter().rect_filled(rect, 2.0, color);
-    response.on_hover_text(format!(
-        "{foot} planted, frames {}–{}: click to go to its start, drag its ends or body to \
-         edit it, right-click to delete it. The Solve tab's contact thresholds widen or \
-         narrow the detected contacts.",
-        contact.start, contact.end
-    ))
+    response.on_hover_text((look.tip)(name, contact))
 }
 
 /// The foot's name at the row's left, on a plate so it reads over the bars.

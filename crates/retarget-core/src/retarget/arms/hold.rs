@@ -6,7 +6,7 @@
 //! hand keeping its world rotation. Without it the target's other arm lengths part two hands
 //! on one sword and push a hand on the hip into the body.
 
-use super::super::Retargeter;
+use super::super::{Retargeter, spans_to_contacts};
 use super::{ArmIk, Arms};
 use crate::contacts::{BodyPoint, HandContact, HandTracks, Touch, detect_hands, hand_weights};
 use crate::ik::{fabrik, lay_along, two_bone};
@@ -31,7 +31,22 @@ impl Retargeter {
         self.plan.solve.hand_contacts && self.plan.arms.is_some()
     }
 
-    /// The source's hand contacts on frames at `times`, from its tracked joints.
+    /// Contacts drawn by hand for `touch`, in the seconds of the clips retargeted next, in
+    /// place of the detected ones (`None`: detected; an empty list: never held). A drawn
+    /// hands-together span keeps the source's hand offset over its frames, read from the
+    /// source's tracks whatever the detection says.
+    pub fn set_hand_spans(&mut self, touch: Touch, spans: Option<Vec<(f32, f32)>>) {
+        let Some(arms) = self.plan_mut().arms.as_mut() else {
+            return;
+        };
+        arms.drawn.retain(|(t, _)| *t != touch);
+        if let Some(spans) = spans {
+            arms.drawn.push((touch, spans));
+        }
+    }
+
+    /// The source's hand contacts on frames at `times`: detected from its tracked joints,
+    /// or, for a touch drawn by hand, the drawn spans over those frames.
     fn hand_contacts_of(&self, tracks: &SourceTracks, times: &[f32]) -> Vec<HandContact> {
         let Some(arms) = &self.plan.arms else {
             return Vec::new();
@@ -49,7 +64,17 @@ impl Retargeter {
             body: &body,
         };
         let limits = &self.plan.solve.hand_thresholds;
-        detect_hands(tracks, times, self.plan.source_height, limits)
+        let mut found = detect_hands(tracks, times, self.plan.source_height, limits);
+        found.retain(|c| !arms.drawn.iter().any(|(t, _)| *t == c.touch));
+        for (touch, spans) in &arms.drawn {
+            let drawn = spans_to_contacts(spans, times).into_iter();
+            found.extend(drawn.map(|c| HandContact {
+                touch: *touch,
+                start: c.start,
+                end: c.end,
+            }));
+        }
+        found
     }
 
     /// Keeps the source's hand contacts on the solved `poses` (one per entry of `times`),

@@ -6,7 +6,7 @@
 pub(super) mod hold;
 
 use super::plan::{RotationSolve, SideReference, chain_to_root};
-use crate::contacts::BodyPoint;
+use crate::contacts::{BodyPoint, Touch};
 use crate::humanoid::HumanBone;
 use crate::mapping::BoneMap;
 use crate::skeleton::Skeleton;
@@ -39,6 +39,9 @@ pub(in crate::retarget) struct Arms {
     /// The source hands' root paths, left then right.
     pub source_hands: [Vec<usize>; 2],
     pub body: Vec<BodyJoint>,
+    /// Per touch, contacts drawn by hand (seconds of the clips retargeted next) in place of
+    /// the detected ones (`Retargeter::set_hand_spans`).
+    pub drawn: Vec<(Touch, Vec<(f32, f32)>)>,
 }
 
 impl Arms {
@@ -94,6 +97,7 @@ impl Arms {
                 chain_to_root(source.parents(), rs),
             ],
             body,
+            drawn: Vec::new(),
         })
     }
 

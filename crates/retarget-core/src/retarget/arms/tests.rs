@@ -130,6 +130,16 @@ fn retarget(
     arm: f32,
     keep: bool,
 ) -> (Vec<Vec<Vec3>>, Vec<crate::contacts::HandContact>) {
+    retarget_with(clip, arm, keep, |_| {})
+}
+
+/// `retarget`, the retargeter set by `edit` before the clip.
+fn retarget_with(
+    clip: &Clip,
+    arm: f32,
+    keep: bool,
+    edit: impl Fn(&mut Retargeter),
+) -> (Vec<Vec<Vec3>>, Vec<crate::contacts::HandContact>) {
     let (source, target) = (figure(1.0), figure(arm));
     let reference =
         |s: &Skeleton| ReferencePose::new(s, Pose::rest(s), &ContainerEdit::default(), &[]);
@@ -146,6 +156,7 @@ fn retarget(
         hand_contacts: keep,
         ..SolveSettings::default()
     });
+    edit(&mut r);
     let out = r
         .retarget_clip(&source, clip, &target, &RetargetClipOptions::default())
         .unwrap();
@@ -240,4 +251,36 @@ fn a_hand_on_the_hip_stays_on_the_hip_on_shorter_arms() {
         after * 1e3
     );
     assert!(before > 0.03 && after < 1e-3, "{before} → {after}");
+}
+
+#[test]
+fn a_drawn_span_keeps_the_hands_together_where_none_was_found_and_none_lets_them_go() {
+    let source = source_frames(&clap());
+    let (found, detected) = retarget(&clap(), 1.5, true);
+    let hands = |c: &[crate::contacts::HandContact]| {
+        (c.iter().filter(|c| c.touch == Touch::Hands))
+            .map(|c| (c.start, c.end))
+            .collect::<Vec<_>>()
+    };
+    assert!(hands(&detected).iter().all(|&(s, _)| s > 5), "{detected:?}");
+    // Drawn over frames 3..=27: the hands keep the source's offset there too.
+    let (drawn, contacts) = retarget_with(&clap(), 1.5, true, |r| {
+        r.set_hand_spans(Touch::Hands, Some(vec![(3.0 / 30.0, 27.0 / 30.0)]))
+    });
+    assert_eq!(hands(&contacts), [(3, 27)]);
+    let before = worst(4..=6, &found, &source, L_HAND, R_HAND);
+    let after = worst(4..=6, &drawn, &source, L_HAND, R_HAND);
+    println!(
+        "frames 4-6, detected {:.1} mm → drawn {:.2} mm",
+        before * 1e3,
+        after * 1e3
+    );
+    assert!(before > 0.01 && after < 1e-3, "{before} → {after}");
+    // No span drawn: the hands go their own ways, as without the pass.
+    let (gone, contacts) = retarget_with(&clap(), 1.5, true, |r| {
+        r.set_hand_spans(Touch::Hands, Some(Vec::new()))
+    });
+    assert!(hands(&contacts).is_empty(), "{contacts:?}");
+    let apart = worst(10..=20, &gone, &source, L_HAND, R_HAND);
+    assert!(apart > 0.04, "the hands part by {apart}");
 }
