@@ -3,7 +3,7 @@
 //! click on it goes to its start; the Solve tab's Hand contacts switch takes it away. Its
 //! end dragged earlier draws the touch's contacts by hand (undoable, saved in the project).
 
-use super::{ctrl, drag_along, session};
+use super::{ctrl, drag_along, session, settle};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -23,16 +23,6 @@ fn grip_project(dir: &Path) -> PathBuf {
     let path = dir.join("grip.ron");
     s.to_project().save(&path).unwrap();
     path
-}
-
-/// Steps until the quality report and the contacts are for the document as it is.
-fn settle(h: &mut H) {
-    for _ in 0..3 {
-        h.step();
-        h.state_mut().wait_for_quality();
-        h.state_mut().wait_for_contacts();
-    }
-    h.run_steps(2);
 }
 
 #[test]

@@ -112,3 +112,13 @@ pub(super) fn drag_along(
     h.step();
     h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
 }
+
+/// Steps until the quality report and the contacts are for the document as it is.
+pub(super) fn settle(h: &mut Harness<'static, StudioApp>) {
+    for _ in 0..3 {
+        h.step();
+        h.state_mut().wait_for_quality();
+        h.state_mut().wait_for_contacts();
+    }
+    h.run_steps(2);
+}

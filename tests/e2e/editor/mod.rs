@@ -1,7 +1,7 @@
 mod harness;
 use harness::{
-    ctrl, drag_along, harness_on, select_target, session, target_container_rotation, target_joint,
-    target_pose, worst_limb_angle,
+    ctrl, drag_along, harness_on, select_target, session, settle, target_container_rotation,
+    target_joint, target_pose, worst_limb_angle,
 };
 
 mod basics;

@@ -1,7 +1,7 @@
 //! The Solve tab, the contact bars and the export panel's mirror through the UI
 //! (egui_kittest), on the CMU walk mapped onto CesiumMan: a clip with clear foot contacts.
 
-use super::session;
+use super::{session, settle};
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -32,16 +32,6 @@ fn harness(project: PathBuf, tab: Tab) -> H {
     let mut h = crate::common::editor::editor_on(project, tab);
     settle(&mut h);
     h
-}
-
-/// Steps until the quality report and the contacts are for the document as it is.
-fn settle(h: &mut H) {
-    for _ in 0..3 {
-        h.step();
-        h.state_mut().wait_for_quality();
-        h.state_mut().wait_for_contacts();
-    }
-    h.run_steps(2);
 }
 
 fn plant_feet(h: &H) -> bool {
