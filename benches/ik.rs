@@ -108,11 +108,24 @@ fn planting(c: &mut Criterion) {
         group.sample_size(20);
         for (name, settings) in [
             ("frame by frame", SolveSettings::frame_by_frame()),
-            ("planted feet", SolveSettings::default()),
+            (
+                "planted feet",
+                SolveSettings {
+                    hand_contacts: false,
+                    keep_out: false,
+                    ..SolveSettings::default()
+                },
+            ),
+            (
+                "planted feet, hand contacts, keep-out (the default)",
+                SolveSettings::default(),
+            ),
             (
                 "planted feet, IK cache",
                 SolveSettings {
                     ik_cache: true,
+                    hand_contacts: false,
+                    keep_out: false,
                     ..SolveSettings::default()
                 },
             ),
