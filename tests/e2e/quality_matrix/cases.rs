@@ -352,3 +352,29 @@ pub(super) fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)
     ));
     out
 }
+
+/// The label ending of a source whose path the target keeps in metres (`Stride::SourcePath`).
+pub(super) const PATH_KEPT: &str = "(path kept)";
+
+/// CMU's walk with its path kept, strides warped, onto legs of other lengths: the KayKit
+/// chibi's (0.43 of the source's), CesiumMan's and the robot's.
+pub(super) fn kept_path() -> (Sources, Targets) {
+    let sources = vec![(
+        format!("02_01{PATH_KEPT}"),
+        asset_path("bvh/02_01.bvh"),
+        None,
+    )];
+    let targets = [
+        (
+            "KayKit(ik-controls)",
+            "gltf/ik_controls/kaykit_rogue_ik_controls_chibi.glb",
+        ),
+        ("CesiumMan", "gltf/CesiumMan.glb"),
+        ("RobotExpressive", "gltf/RobotExpressive.glb"),
+    ];
+    let targets = targets
+        .into_iter()
+        .map(|(label, rel)| (label.to_owned(), asset_path(rel)))
+        .collect();
+    (sources, targets)
+}

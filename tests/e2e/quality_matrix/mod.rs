@@ -8,6 +8,7 @@
 
 use crate::common::matrix_export::{export_case, own_clip};
 use retarget_studio::core::quality::{Report, Thresholds};
+use retarget_studio::core::retarget::Stride;
 use retarget_studio::io::ImportOptions;
 use retarget_studio::session::Session;
 use std::fmt::Write as _;
@@ -41,9 +42,16 @@ fn run(
     clip: Option<&str>,
     target: &Path,
     out: Option<(&Path, &str)>,
+    stride: Stride,
 ) -> Result<(Report, Option<serde_json::Value>, bool), String> {
-    let session =
+    let mut session =
         Session::automatic(source, target, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let name = session
+        .source_clip(clip)
+        .map_err(|e| e.to_string())?
+        .name
+        .clone();
+    session.solve.set_stride(&name, stride);
     // One body on both sides, without a clip of the source's name on the target's side.
     let same_body = session.same_rig() && own_clip(&session, clip).is_none();
     let report = session
@@ -177,6 +185,7 @@ fn every_source_onto_every_target_and_variant() {
     blocks.extend(poses_and_bare_humanoid());
     blocks.extend(creature_files());
     blocks.push(fingers::finger_block(&work));
+    blocks.push(kept_path());
     for (src_label, src, clip, targets) in blocks.iter().flat_map(|(sources, targets)| {
         sources
             .iter()
@@ -214,7 +223,13 @@ fn every_source_onto_every_target_and_variant() {
                     if bvh { "bvh" } else { "glb" }
                 ))
             });
-            let result = run(&src, clip, tgt, out.as_deref().map(|o| (o, pair.as_str())));
+            let stride = if src_label.ends_with(PATH_KEPT) {
+                Stride::SourcePath
+            } else {
+                Stride::ScaledByLegs
+            };
+            let out = out.as_deref().map(|o| (o, pair.as_str()));
+            let result = run(&src, clip, tgt, out, stride);
             let same_body = result.as_ref().is_ok_and(|r| r.2);
             let report = result.map(|(report, line, _)| {
                 manifest.extend(line);
@@ -277,6 +292,15 @@ fn known_pair(known: &str, pair: &str) -> bool {
 
 /// Failures understood and left for later issues: (pair prefix, measure or `*`, why).
 const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "02_01(path kept)",
+        "direction",
+        "the source's path kept in metres: legs of other lengths stride wider or shorter than \
+         the source's to cover it (0.43 of its leg on the chibi), so their segments point off \
+         the source's, with the arms kept out of the torso as well (5.1-5.5°); the stride's \
+         own measures hold: pelvis within 0.024 leg lengths, ground within 1 mm, skate under \
+         the source's own",
+    ),
     (
         "02_01[grip]",
         "direction",
