@@ -8,6 +8,7 @@
 mod arms;
 mod clip;
 mod fast;
+mod finger_tails;
 mod fit;
 mod keep_out;
 mod keys;
@@ -110,6 +111,8 @@ pub(super) struct Plan {
     target_container: Affine3A,
     target_container_rotation: Quat,
     target_reference: Pose,
+    /// Finger joints past the source's, turned as their parents turn (`finger_tails`).
+    finger_tails: Vec<finger_tails::FingerTail>,
     translations: Vec<TranslationSolve>,
     /// Per target joint, the root solve whose pelvis it is (looked up every frame).
     root_at: Vec<Option<usize>>,
@@ -311,6 +314,7 @@ impl Retargeter {
             reach: Vec::new(),
             arms,
             keep_out: None,
+            finger_tails: finger_tails::finger_tails(target, map, &target_reference.locals),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
