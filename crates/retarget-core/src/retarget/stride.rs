@@ -22,8 +22,6 @@ pub enum Stride {
 }
 
 impl Stride {
-    pub const ALL: [Stride; 2] = [Stride::ScaledByLegs, Stride::SourcePath];
-
     /// In words, for menus and the CLI's help.
     pub fn label(self) -> &'static str {
         match self {
