@@ -2,10 +2,12 @@
 //! file carries, else in proportion to the height; what the penetration measure and the
 //! keep-out pass read.
 
+use super::body_memo::BodyKey;
 use super::{Session, Side};
 use crate::core::body::{BodyCapsules, BodyPart, CapsuleEnd, PAIRS, fit_radius};
 use crate::core::quality::{Motion, Pair, PenetrationFigures, Report, penetration};
 use crate::core::{HumanBone, Pose, Retargeter};
+use crate::io::SkinnedMesh;
 use glam::{Mat4, Vec3};
 
 /// A fitted radius further than this factor from the proportional one is a skin weighted
@@ -25,15 +27,35 @@ impl Side {
 
     /// The body's capsules in the file's world, at its bind pose: each labelled bone's,
     /// its radius fitted to the vertices it weights most (`core::body::fit_radius`).
+    /// Fitted once per skin, labels and height (`body_memo`).
     pub fn body_capsules(&self) -> BodyCapsules {
         let s = self.skeleton();
         let world = Pose::bind(s).world_matrices(s);
-        let at: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
         let labels = self.human_labels();
         // Standing: the reference pose (a bind pose may lie along +X, as LAFAN1's does).
         let height = BodyCapsules::height_of(&self.reference.locals.world_positions(s));
-        let mut body = BodyCapsules::from_bones(s.parents(), &labels, &at, height);
-        let points = self.skin_by_capsule(&body, &labels, &world);
+        let key = BodyKey::new(labels.clone(), height, &world, &self.skinned_meshes());
+        (self.body_memo).get(key, || self.fit_capsules(&world, &labels, height))
+    }
+
+    /// The meshes skinned to this side's skeleton.
+    fn skinned_meshes(&self) -> Vec<&SkinnedMesh> {
+        let meshes = self.asset.meshes.iter();
+        meshes
+            .filter(|m| m.skeleton == self.skeleton_index)
+            .collect()
+    }
+
+    fn fit_capsules(
+        &self,
+        world: &[Mat4],
+        labels: &[Option<HumanBone>],
+        height: f32,
+    ) -> BodyCapsules {
+        let s = self.skeleton();
+        let at: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
+        let mut body = BodyCapsules::from_bones(s.parents(), labels, &at, height);
+        let points = self.skin_by_capsule(&body, labels, world);
         for (j, p) in points.into_iter().enumerate() {
             let Some((a, b, r)) = body.capsule(j, &at, 1.0) else {
                 continue;
@@ -74,8 +96,7 @@ impl Side {
             })
             .collect();
         let mut points = vec![Vec::new(); n];
-        let meshes = self.asset.meshes.iter();
-        for mesh in meshes.filter(|m| m.skeleton == self.skeleton_index) {
+        for mesh in self.skinned_meshes() {
             for prim in &mesh.primitives {
                 for (v, p) in prim.positions.iter().enumerate() {
                     let (Some(js), Some(ws)) = (prim.joints.get(v), prim.weights.get(v)) else {

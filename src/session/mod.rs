@@ -2,6 +2,7 @@
 //! The CLI and the editor both work through it; it knows files, never windows.
 
 mod body;
+mod body_memo;
 #[cfg(test)]
 mod chain_edit_tests;
 mod chain_edits;

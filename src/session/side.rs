@@ -30,6 +30,8 @@ pub struct Side {
     pub chains: crate::core::chains::ChainSkeleton,
     /// The last floor read off the side's own motion (`floor`).
     floor_memo: FloorMemo,
+    /// The last body capsules fitted to the skin (`body_capsules`).
+    pub(super) body_memo: super::body_memo::BodyMemo,
     /// Whether the labels make a biped of a figure that never stands as one (`lies_level`).
     level: bool,
 }
@@ -193,6 +195,7 @@ impl Side {
             file,
             reference,
             floor_memo: FloorMemo::default(),
+            body_memo: Default::default(),
             level: false,
         };
         side.rebuild_reference()?;
