@@ -42,20 +42,15 @@ const ROW_MEASURES: [Measure; 4] = [
     Measure::Penetration,
 ];
 
-/// Green (0, fine) through yellow to red (1 and above, a limit broken there).
+/// Green (0, fine) through yellow (close to a limit) for frames within every limit, and red
+/// only where a limit is broken (1 and above): a passing frame never reads as a failing one.
 pub fn badness_color(badness: f32) -> egui::Color32 {
     let green = egui::Color32::from_rgb(60, 170, 80);
     let yellow = egui::Color32::from_rgb(225, 195, 60);
     let red = egui::Color32::from_rgb(225, 60, 50);
-    let b = if badness.is_finite() {
-        badness.clamp(0.0, 1.0)
-    } else {
-        1.0
-    };
-    if b < 0.5 {
-        green.lerp_to_gamma(yellow, b * 2.0)
-    } else {
-        yellow.lerp_to_gamma(red, (b - 0.5) * 2.0)
+    match badness {
+        b if b.is_finite() && b < 1.0 => green.lerp_to_gamma(yellow, b.max(0.0)),
+        _ => red,
     }
 }
 
@@ -226,5 +221,9 @@ mod tests {
         assert!(g.g() > g.r() && r.r() > r.g());
         assert_eq!(badness_color(7.0), r);
         assert_eq!(badness_color(f32::NAN), r);
+        // Just under a limit is yellow, not red: only a broken limit is red.
+        let near = badness_color(0.99);
+        assert!(near.g() > 150 && near.r() > 200, "{near:?}");
+        assert_ne!(near, r);
     }
 }
