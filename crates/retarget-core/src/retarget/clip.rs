@@ -142,7 +142,8 @@ impl Retargeter {
         let mut reached = vec![Vec::with_capacity(frames); self.plan.reach.len()];
         let planting = self.plan.solve.plant_feet && !self.plan.legs.is_empty();
         let arms = self.plan.arms.as_ref().filter(|_| self.holds_hands());
-        let mut hands = vec![Vec::with_capacity(frames); arms.map_or(0, |a| a.body.len() + 2)];
+        let mut hands =
+            vec![Vec::with_capacity(frames); arms.map_or(0, |a| a.source_chains().count())];
         let each = |solver: &Self, source_pose: &Pose, target_pose: &Pose, _| {
             // Source positions only for a pass that uses them: the frame-by-frame solve
             // (the runtime's default) pays nothing here.
