@@ -258,15 +258,18 @@ fn runs(
 }
 
 /// How much each frame holds `contacts` (any of them), 0 to 1, eased in and out over
-/// `blend` frames as foot plants are (`contacts::weights`).
+/// `blend` frames as foot plants are (`contacts::weights`); contacts that follow on from
+/// each other (a grip's run split where its distance drifted) hold through.
 pub fn hand_weights(contacts: &[&HandContact], frames: usize, blend: usize) -> Vec<f32> {
-    let spans: Vec<super::FootContact> = contacts
-        .iter()
-        .map(|c| super::FootContact {
-            start: c.start,
-            end: c.end,
-        })
-        .collect();
+    let mut spans: Vec<super::FootContact> = Vec::new();
+    let mut sorted: Vec<_> = contacts.iter().map(|c| (c.start, c.end)).collect();
+    sorted.sort_unstable();
+    for (start, end) in sorted {
+        match spans.last_mut() {
+            Some(last) if start <= last.end + 1 => last.end = last.end.max(end),
+            _ => spans.push(super::FootContact { start, end }),
+        }
+    }
     super::weights(&spans, frames, blend)
 }
 

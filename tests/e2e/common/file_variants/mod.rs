@@ -30,6 +30,7 @@ pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
+pub mod prop;
 pub mod twist;
 pub mod two_armatures;
 
@@ -48,4 +49,5 @@ pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mesh_space::bound_elsewhere;
 pub use mixamo::mixamo_through_blender;
+pub use prop::rifle_walk;
 pub use two_armatures::two_armatures;
