@@ -33,6 +33,7 @@ pub mod node_edit;
 pub mod prop;
 pub mod twist;
 pub mod two_armatures;
+pub mod ue_ik;
 
 pub use bvh_layouts::{
     deltas_in_place, fox_walk_bvh_facing_x, fox_walk_bvh_travelling, position_deltas,
