@@ -27,15 +27,16 @@ fn unreal_copy(dir: &Path, rel: &str) -> PathBuf {
     path
 }
 
-/// Over every key of the export of `source` onto `target` made Unreal's with IK bones,
-/// each IK bone's worst distance from the joint it belongs on (m).
-fn worst_gaps(source: &Path, target: &str) -> Vec<(&'static str, f32)> {
+/// Over every key of the export of `source` onto `target` made Unreal's with IK bones (the
+/// CLI's `extra` arguments added), each IK bone's worst distance from the joint it belongs
+/// on (m).
+fn worst_gaps(source: &Path, target: &str, extra: &[&str]) -> Vec<(&'static str, f32)> {
     let dir = tempfile::tempdir().unwrap();
     let variant = unreal_copy(dir.path(), target);
     let out = dir.path().join("out.glb");
     let args = ["retarget", "-q", "--source", source.to_str().unwrap()];
     let (t, o) = (variant.to_str().unwrap(), out.to_str().unwrap());
-    cli_ok(&[&args[..], &["--target", t, "--out", o]].concat());
+    cli_ok(&[&args[..], &["--target", t, "--out", o], extra].concat());
     let asset = retarget_studio::io::load(&out, &ImportOptions::default()).unwrap();
     let clip = &asset.clips[0];
     let s = &asset.skeletons[clip.skeleton];
@@ -60,13 +61,16 @@ fn assert_on(what: &str, gaps: &[(&str, f32)]) {
 }
 
 /// Before they followed, the VRM's stayed at rest under the pelvis: `ik_hand_gun` 706 mm
-/// from `hand_r`, the feet's 403 to 409 mm from theirs.
+/// from `hand_r`, the feet's 403 to 409 mm from theirs. Mirrored too: the mirror swaps the
+/// twins under an `ik_hand_gun` that has none (1.9 m off before they were put back).
 #[test]
 fn a_targets_unreal_ik_bones_sit_on_its_retargeted_hands_and_feet() {
     let walk = asset_path("bvh/02_01.bvh");
     for target in ["vrm/cryptovoxels.vrm", "gltf/RobotExpressive.glb"] {
-        assert_on(target, &worst_gaps(&walk, target));
+        assert_on(target, &worst_gaps(&walk, target, &[]));
     }
+    let mirrored = worst_gaps(&walk, "vrm/cryptovoxels.vrm", &["--mirror"]);
+    assert_on("vrm/cryptovoxels.vrm mirrored", &mirrored);
 }
 
 /// From a source with IK bones of its own (the robot made Unreal's: its IK bones at rest,
@@ -88,6 +92,6 @@ fn a_sources_ik_bones_drive_no_body_joint_and_the_targets_follow_its_own_hands()
     }
     assert_on(
         "robot → VRM, both Unreal's",
-        &worst_gaps(&source, "vrm/cryptovoxels.vrm"),
+        &worst_gaps(&source, "vrm/cryptovoxels.vrm", &[]),
     );
 }
