@@ -287,8 +287,8 @@ pub struct SolveArgs {
     /// the source's path in metres and warps the strides to cover it (every clip retargeted).
     #[arg(long, value_parser = parse_stride)]
     pub stride: Option<crate::core::retarget::Stride>,
-    /// Keep the source's hand contacts (hands together, a hand on the hips, chest or head)
-    /// with arm IK: `on` (the default, for humanoids with both arms mapped) or `off`.
+    /// Keep the source's hand contacts (hands together or on one prop, a hand on the hips,
+    /// chest or head) with arm IK: `on` (the default, for humanoids with both arms mapped) or `off`.
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub hand_contacts: Option<bool>,
     /// Push forearms and hands out of the target's torso, and a thigh out of the other,

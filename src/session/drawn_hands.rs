@@ -6,9 +6,10 @@ use super::{FootContacts, Session};
 use crate::core::contacts::{BodyPoint, Hand, Touch};
 use crate::core::retarget::Retargeter;
 
-/// Every touch the arms' pass keeps: hands together, then each hand on each body point.
+/// Every touch the arms' pass keeps: hands together, on one prop, then each hand on each
+/// body point.
 pub(super) fn touches() -> Vec<Touch> {
-    let mut all = vec![Touch::Hands];
+    let mut all = vec![Touch::Hands, Touch::Prop];
     for hand in [Hand::Left, Hand::Right] {
         for body in [BodyPoint::Hips, BodyPoint::Chest, BodyPoint::Head] {
             all.push(Touch::Body { hand, body });

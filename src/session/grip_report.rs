@@ -44,13 +44,17 @@ impl Session {
             .filter_map(|p| Some((p, joint(body_bones(p))?)))
             .collect();
         let on_a: Vec<(BodyPoint, usize)> = body.iter().map(|&(p, (j, _))| (p, j)).collect();
+        let shoulders = [HumanBone::LeftUpperArm, HumanBone::RightUpperArm]
+            .map(|b| joint(&[b]).map(|(s, _)| s));
+        let shoulders = shoulders[0].zip(shoulders[1]).map(|(l, r)| [l, r]);
         let limits = &self.solve.settings.hand_thresholds.sanitized();
-        let contacts = quality::grip_contacts(a, [hands[0].0, hands[1].0], &on_a, limits);
+        let hands_a = [hands[0].0, hands[1].0];
+        let contacts = quality::grip_contacts(a, hands_a, shoulders, &on_a, limits);
         let pairs: Vec<GripPair> = contacts
             .iter()
             .filter_map(|c| {
                 let (x, y) = match c.touch {
-                    Touch::Hands => (hands[0], hands[1]),
+                    Touch::Hands | Touch::Prop => (hands[0], hands[1]),
                     Touch::Body { hand, body: point } => {
                         let (_, at) = body.iter().find(|(p, _)| *p == point)?;
                         (hands[hand.index()], *at)

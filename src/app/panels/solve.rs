@@ -97,8 +97,8 @@ fn switches_ui(ui: &mut egui::Ui, s: &mut SolveSettings) {
         (
             &mut s.hand_contacts,
             "Hand contacts",
-            "Keep the source's hands together, and on the hips, chest or head, where they \
-             touch, with arm IK",
+            "Keep the source's hands together or on one prop, and on the hips, chest or head, \
+             where they touch, with arm IK",
         ),
         (
             &mut s.limits,

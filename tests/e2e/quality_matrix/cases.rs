@@ -6,7 +6,7 @@ use crate::common::creature_set::{fox_variants, robot_renamed};
 use crate::common::file_variants::{
     Convention, bound_elsewhere, degenerate_zero_pose, fox_walk_bvh_facing_x, grip_walk,
     longer_legs, mixamo_through_blender, renamed, reoriented, rescaled, research_dataset_layout,
-    root_offset_at_hips, z_up_bvh,
+    rifle_walk, root_offset_at_hips, z_up_bvh,
 };
 use std::path::{Path, PathBuf};
 
@@ -339,6 +339,8 @@ pub(super) fn sources(dir: &Path) -> Vec<(String, PathBuf, Option<&'static str>)
     out.push(("02_01[z-up]".into(), z_up, None));
     // A hand contact: both hands on one grip through the walk (the grip measure's case).
     out.push(("02_01[grip]".into(), grip_walk(dir), None));
+    // Two hands on one prop held apart: a rifle carried and raised through the walk.
+    out.push(("02_01[prop]".into(), rifle_walk(dir), None));
     // A research dataset's layout (every bone along +X, six channels, an extra root, ZXY,
     // 4 m from the origin), and MakeHuman's undeclared Z-up decimetres with `__` helpers.
     let research = dir.join("02_01[research-layout].bvh");

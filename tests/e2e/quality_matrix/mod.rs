@@ -312,6 +312,14 @@ const KNOWN: &[(&str, &str, &str)] = &[
          the measures trade against each other",
     ),
     (
+        "02_01[prop]",
+        "direction",
+        "a rifle carried in both hands 0.3 m apart and raised through the walk: the arms' IK \
+         turns the arms off the source's directions to keep the rifle's length (direction \
+         mean 6.0-9.1° against 0.8-2.1° without; the hands part by 116-488 mm without the \
+         pass, 4-8 mm with it)",
+    ),
+    (
         "RobotExpressive:Walking → VALID(meshopt)",
         "fingers",
         "the robot's index and ring bases hang from palm bones beside its hand that the walk \

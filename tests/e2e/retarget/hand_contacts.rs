@@ -3,9 +3,10 @@
 //! IK on the source) and retargeted onto CesiumMan and onto CesiumMan with arms 1.3× and
 //! 0.8× as long. Without the arms' pass the target's hands part (its arms have other
 //! proportions than CMU's); with it `check` judges the grip within its limit, and reports
-//! the contact in text and JSON.
+//! the contact in text and JSON. The same walk carrying a rifle in both hands held 0.3 m
+//! apart (`rifle_walk`) is two hands on one prop, kept on CesiumMan, the robot and the VRM.
 
-use crate::common::file_variants::{grip_walk, longer_arms};
+use crate::common::file_variants::{grip_walk, longer_arms, rifle_walk};
 use crate::common::{asset_path, cli};
 use std::path::{Path, PathBuf};
 
@@ -104,4 +105,48 @@ fn check_prints_each_hand_contact_against_the_source_s() {
         contact.contains("LeftHand–RightHand") && contact.contains("source"),
         "{text}"
     );
+}
+
+/// The rifle walk's hands stay the rifle's length apart on three targets whose arms have
+/// other proportions than CMU's: the contact is one prop held through the walk, judged
+/// within the grip's 30 mm limit with the pass and beyond it without.
+#[test]
+fn a_rifle_carried_in_both_hands_keeps_its_length_on_three_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = rifle_walk(dir.path());
+    for target in [
+        "gltf/CesiumMan.glb",
+        "gltf/RobotExpressive.glb",
+        "vrm/cryptovoxels.vrm",
+    ] {
+        let path = asset_path(target);
+        let (before, after) = (check(&source, &path, false), check(&source, &path, true));
+        let grip = &after["report"]["grip"];
+        let contacts = grip["contacts"].as_array().unwrap();
+        assert!(
+            contacts.iter().all(|c| c["touch"] == "hands on one prop"),
+            "{target}: {grip}"
+        );
+        let frames = after["report"]["frames"].as_u64().unwrap();
+        let held: u64 = (contacts.iter())
+            .map(|c| c["end"].as_u64().unwrap() + 1 - c["start"].as_u64().unwrap())
+            .sum();
+        assert!(
+            held * 10 >= frames * 9,
+            "{target}: {held} of {frames} frames: {grip}"
+        );
+        let ((was, failed), (now, passed)) = (
+            grip_verdict(&before["report"]),
+            grip_verdict(&after["report"]),
+        );
+        println!(
+            "{target}: grip {was:.1} mm → {now:.1} mm at 1.75 m (source's hands {:.0} mm apart)",
+            contacts[0]["source_mm"].as_f64().unwrap()
+        );
+        assert!(
+            !failed && was > 30.0,
+            "{target}: {was:.1} mm without the pass"
+        );
+        assert!(passed && now <= 30.0, "{target}: {now:.1} mm with it");
+    }
 }

@@ -7,6 +7,7 @@ mod creatures;
 mod feet_ik;
 mod fingers;
 mod hand_contacts;
+mod ik_bones;
 mod invariants;
 mod keep_out;
 mod leg_options;

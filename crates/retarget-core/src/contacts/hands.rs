@@ -6,6 +6,7 @@
 //! give the same contacts.
 
 use super::detect::fix;
+use super::prop::{PropThresholds, detect_prop};
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,8 @@ pub struct HandThresholds {
     pub body_exit_speed: f32,
     /// Shorter runs are passing touches, not contacts.
     pub min_frames: usize,
+    /// Two hands on one prop held apart (`contacts::prop`).
+    pub prop: PropThresholds,
 }
 
 impl Default for HandThresholds {
@@ -37,6 +40,7 @@ impl Default for HandThresholds {
             body_speed: 0.25,
             body_exit_speed: 0.5,
             min_frames: 3,
+            prop: PropThresholds::default(),
         }
     }
 }
@@ -57,6 +61,7 @@ impl HandThresholds {
             d.body_exit_speed,
         );
         self.min_frames = self.min_frames.clamp(1, 10_000);
+        self.prop = self.prop.sanitized();
         self
     }
 }
@@ -105,6 +110,8 @@ impl BodyPoint {
 pub enum Touch {
     /// The two hands together.
     Hands,
+    /// The two hands on one prop held apart (a rifle, a box, a staff).
+    Prop,
     /// One hand on a body point.
     Body { hand: Hand, body: BodyPoint },
 }
@@ -114,6 +121,7 @@ impl Touch {
     pub fn label(self) -> String {
         match self {
             Touch::Hands => "hands together".to_owned(),
+            Touch::Prop => "hands on one prop".to_owned(),
             Touch::Body { hand, body } => {
                 let side = if hand == Hand::Left { "left" } else { "right" };
                 format!("{side} hand on {}", body.name())
@@ -124,9 +132,14 @@ impl Touch {
     /// Whether `hand` takes part.
     pub fn moves(self, which: Hand) -> bool {
         match self {
-            Touch::Hands => true,
+            Touch::Hands | Touch::Prop => true,
             Touch::Body { hand, .. } => hand == which,
         }
+    }
+
+    /// Whether the two hands hold each other (together, or on one prop).
+    pub fn both_hands(self) -> bool {
+        matches!(self, Touch::Hands | Touch::Prop)
     }
 }
 
@@ -148,16 +161,18 @@ impl HandContact {
     }
 }
 
-/// The source's world paths a detection reads: the left and right hands, and the body
-/// points it has (each one position per frame).
+/// The source's world paths a detection reads: the left and right hands, the body
+/// points it has and the shoulders (upper arms; two hands on one prop need them), each one
+/// position per frame.
 #[derive(Clone, Copy, Debug)]
 pub struct HandTracks<'a> {
     pub hands: [&'a [Vec3]; 2],
+    pub shoulders: Option<[&'a [Vec3]; 2]>,
     pub body: &'a [(BodyPoint, &'a [Vec3])],
 }
 
 /// The hand contacts of a clip at `times` on a figure `height` tall: hands together first,
-/// then each hand on each body point, each kind in frame order.
+/// then on one prop, then each hand on each body point, each kind in frame order.
 pub fn detect_hands(
     tracks: HandTracks,
     times: &[f32],
@@ -182,6 +197,12 @@ pub fn detect_hands(
         end,
     })
     .collect();
+    let prop = detect_prop(tracks, times, height, limits.hands_exit, &limits.prop);
+    out.extend(prop.into_iter().map(|(start, end)| HandContact {
+        touch: Touch::Prop,
+        start,
+        end,
+    }));
     for (hand, path) in [(Hand::Left, left), (Hand::Right, right)] {
         for &(body, point) in tracks.body {
             if point.len() < n {
@@ -237,15 +258,18 @@ fn runs(
 }
 
 /// How much each frame holds `contacts` (any of them), 0 to 1, eased in and out over
-/// `blend` frames as foot plants are (`contacts::weights`).
+/// `blend` frames as foot plants are (`contacts::weights`); contacts that follow on from
+/// each other (a grip's run split where its distance drifted) hold through.
 pub fn hand_weights(contacts: &[&HandContact], frames: usize, blend: usize) -> Vec<f32> {
-    let spans: Vec<super::FootContact> = contacts
-        .iter()
-        .map(|c| super::FootContact {
-            start: c.start,
-            end: c.end,
-        })
-        .collect();
+    let mut spans: Vec<super::FootContact> = Vec::new();
+    let mut sorted: Vec<_> = contacts.iter().map(|c| (c.start, c.end)).collect();
+    sorted.sort_unstable();
+    for (start, end) in sorted {
+        match spans.last_mut() {
+            Some(last) if start <= last.end + 1 => last.end = last.end.max(end),
+            _ => spans.push(super::FootContact { start, end }),
+        }
+    }
     super::weights(&spans, frames, blend)
 }
 
@@ -277,6 +301,7 @@ mod tests {
         let (l, r) = hands(30, gap);
         let tracks = HandTracks {
             hands: [&l, &r],
+            shoulders: None,
             body: &[],
         };
         let c = detect_hands(tracks, &times(30), 1.0, &HandThresholds::default());
@@ -295,6 +320,7 @@ mod tests {
         let (l, r) = hands(30, |i| if (10..12).contains(&i) { 0.05 } else { 0.4 });
         let tracks = HandTracks {
             hands: [&l, &r],
+            shoulders: None,
             body: &[],
         };
         let limits = HandThresholds::default();
@@ -307,6 +333,7 @@ mod tests {
         // Nothing to read: no contacts, no panic.
         let none = HandTracks {
             hands: [&[], &[]],
+            shoulders: None,
             body: &[],
         };
         assert!(detect_hands(none, &[], 1.0, &limits).is_empty());
@@ -330,6 +357,7 @@ mod tests {
         let body = [(BodyPoint::Hips, &hips[..])];
         let tracks = HandTracks {
             hands: [&left, &right],
+            shoulders: None,
             body: &body,
         };
         let c = detect_hands(tracks, &times(n), 1.75, &HandThresholds::default());

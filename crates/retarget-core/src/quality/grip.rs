@@ -50,11 +50,13 @@ pub struct GripFigures {
     pub per_frame_mm: Vec<f64>,
 }
 
-/// The hand contacts of source `a`, whose hands are joints `hands` (left, right) and body
-/// points `body`, on its height at frame 0 (the measure's, and judge's).
+/// The hand contacts of source `a`, whose hands are joints `hands` (left, right), upper
+/// arms `shoulders` (two hands on one prop need them) and body points `body`, on its height
+/// at frame 0 (the measure's, and judge's).
 pub fn grip_contacts(
     a: &Motion,
     hands: [usize; 2],
+    shoulders: Option<[usize; 2]>,
     body: &[(BodyPoint, usize)],
     limits: &HandThresholds,
 ) -> Vec<HandContact> {
@@ -63,10 +65,12 @@ pub fn grip_contacts(
     }
     let track = |j: usize| a.track(j).collect::<Vec<Vec3>>();
     let (left, right) = (track(hands[0]), track(hands[1]));
+    let shoulders = shoulders.map(|s| s.map(track));
     let points: Vec<(BodyPoint, Vec<Vec3>)> = body.iter().map(|&(p, j)| (p, track(j))).collect();
     let body: Vec<(BodyPoint, &[Vec3])> = points.iter().map(|(p, t)| (*p, &t[..])).collect();
     let tracks = HandTracks {
         hands: [&left, &right],
+        shoulders: shoulders.as_ref().map(|[l, r]| [&l[..], &r[..]]),
         body: &body,
     };
     detect_hands(tracks, &a.times, a.height(0) as f32, limits)
@@ -200,7 +204,7 @@ mod tests {
     fn the_hands_gap_is_judged_against_the_sources_in_mm_at_1_75() {
         let together = |i: usize| if (5..15).contains(&i) { 0.06 } else { 0.5 };
         let a = figure(together, 1.0);
-        let contacts = grip_contacts(&a, [1, 2], &[], &HandThresholds::default());
+        let contacts = grip_contacts(&a, [1, 2], None, &[], &HandThresholds::default());
         assert_eq!(contacts.len(), 1, "{contacts:?}");
         assert_eq!((contacts[0].start, contacts[0].end), (5, 14));
         // A target twice as tall whose hands stay 0.1 apart (0.05 at 1.75 m): 10 mm off.

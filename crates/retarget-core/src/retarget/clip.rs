@@ -80,6 +80,7 @@ impl Retargeter {
             }
             job.keep_out(source, &reader, target, &mut poses, &times, &joined);
             job.settle_twists(target, &mut poses);
+            job.follow_ik_bones(&mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;
             }
@@ -142,7 +143,8 @@ impl Retargeter {
         let mut reached = vec![Vec::with_capacity(frames); self.plan.reach.len()];
         let planting = self.plan.solve.plant_feet && !self.plan.legs.is_empty();
         let arms = self.plan.arms.as_ref().filter(|_| self.holds_hands());
-        let mut hands = vec![Vec::with_capacity(frames); arms.map_or(0, |a| a.body.len() + 2)];
+        let mut hands =
+            vec![Vec::with_capacity(frames); arms.map_or(0, |a| a.source_chains().count())];
         let each = |solver: &Self, source_pose: &Pose, target_pose: &Pose, _| {
             // Source positions only for a pass that uses them: the frame-by-frame solve
             // (the runtime's default) pays nothing here.

@@ -25,6 +25,9 @@ pub(super) struct Keys<'a> {
     translations: Vec<(usize, Vec<Vec3>)>,
     extent: Extent,
     mirror: Option<(crate::mirror::Mirror, Pose)>,
+    /// The IK bones put back on the mirrored hands and feet (`ik_bones`), under the
+    /// container.
+    mirror_ik: (Vec<super::ik_bones::IkBone>, Affine3A),
 }
 
 impl<'a> Keys<'a> {
@@ -59,6 +62,7 @@ impl<'a> Keys<'a> {
                 .solve
                 .mirror
                 .then(|| (solver.mirror(target), Pose::rest(target))),
+            mirror_ik: (solver.mirrored_ik_bones(), solver.plan.target_container),
         }
     }
 
@@ -68,6 +72,7 @@ impl<'a> Keys<'a> {
         let pose = match &mut self.mirror {
             Some((mirror, out)) => {
                 mirror.apply(pose, out);
+                super::ik_bones::follow(&self.mirror_ik.0, self.mirror_ik.1, out);
                 &*out
             }
             None => pose,

@@ -10,6 +10,7 @@ mod clip;
 mod fast;
 mod finger_tails;
 mod fit;
+mod ik_bones;
 mod keep_out;
 mod keys;
 mod legs;
@@ -113,6 +114,8 @@ pub(super) struct Plan {
     target_reference: Pose,
     /// Finger joints past the source's, turned as their parents turn (`finger_tails`).
     finger_tails: Vec<finger_tails::FingerTail>,
+    /// Unreal's IK bones, put on the target's hands and feet every frame (`ik_bones`).
+    ik_bones: Vec<ik_bones::IkBone>,
     translations: Vec<TranslationSolve>,
     /// Per target joint, the root solve whose pelvis it is (looked up every frame).
     root_at: Vec<Option<usize>>,
@@ -315,6 +318,7 @@ impl Retargeter {
             arms,
             keep_out: None,
             finger_tails: finger_tails::finger_tails(target, map, &target_reference.locals),
+            ik_bones: ik_bones::ik_bones(target, map, &tgt_ref),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
@@ -419,6 +423,7 @@ impl Retargeter {
             .chain(self.fit.roots.iter().map(|r| r.target))
             .chain(self.plan.follows.iter().map(|f| f.target))
             .chain(self.plan.legs.iter().filter_map(|l| l.moved_foot()))
+            .chain(self.ik_bone_joints())
     }
 }
 

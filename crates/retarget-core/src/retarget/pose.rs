@@ -160,6 +160,7 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         let world_pos = anchor.transform_point3(f.offset);
         target.translations[f.target] = parent.inverse().transform_point3(world_pos);
     }
+    super::ik_bones::follow(&plan.ik_bones, container, target);
 }
 
 /// Sets the target joint of translation solve `t` where its source joint is (scaled): in

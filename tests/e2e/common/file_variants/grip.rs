@@ -18,7 +18,7 @@ const ARMS: [[&str; 3]; 2] = [
 
 /// Where the hands hold the grip at this frame: in front of the shoulders' midpoint,
 /// lowered, `apart` of the height across, on the body's own facing (from the hip line).
-fn grip_points(world: &[Vec3], joint: impl Fn(&str) -> usize, height: f32) -> [Vec3; 2] {
+fn grip_points(world: &[Vec3], joint: &dyn Fn(&str) -> usize, height: f32) -> [Vec3; 2] {
     let across = (world[joint("LeftUpLeg")] - world[joint("RightUpLeg")]).normalize();
     let forward = across.cross(Vec3::Y).normalize();
     let shoulders = (world[joint("LeftArm")] + world[joint("RightArm")]) / 2.0;
@@ -29,6 +29,18 @@ fn grip_points(world: &[Vec3], joint: impl Fn(&str) -> usize, height: f32) -> [V
 
 /// 02_01 with both hands on one grip for the whole walk, written as a BVH in `dir`.
 pub fn grip_walk(dir: &Path) -> PathBuf {
+    hands_on_walk(&dir.join("02_01_grip.bvh"), |at, joint, height, _| {
+        grip_points(at, joint, height)
+    })
+}
+
+/// 02_01 with each frame's hands set by two-bone IK on the source's arms at
+/// `goals(world positions, joint by name, height, time)` (left, right), written as a BVH
+/// in metres at `path`.
+pub fn hands_on_walk(
+    path: &Path,
+    goals: impl Fn(&[Vec3], &dyn Fn(&str) -> usize, f32, f32) -> [Vec3; 2],
+) -> PathBuf {
     let asset = load("bvh/02_01.bvh");
     let clip = &asset.clips[0].clip;
     let s: &Skeleton = &asset.skeletons[asset.clips[0].skeleton];
@@ -47,7 +59,7 @@ pub fn grip_walk(dir: &Path) -> PathBuf {
         clip.sample(t, &mut pose);
         let world: Vec<Mat4> = pose.world_matrices(s);
         let at: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
-        let goals = grip_points(&at, joint, height);
+        let goals = goals(&at, &joint, height, t);
         world_rotations_into(
             s.parents(),
             rotation_of(s.container()),
@@ -77,11 +89,10 @@ pub fn grip_walk(dir: &Path) -> PathBuf {
         tracks[j].rotation = Some(track);
     }
     let gripped = Clip::new("grip_walk", tracks, clip.fps());
-    let path = dir.join("02_01_grip.bvh");
     let options = BvhExportOptions {
         unit: Unit::Metre,
         ..BvhExportOptions::default()
     };
-    export_bvh(s, &gripped, &options, &path).unwrap();
-    path
+    export_bvh(s, &gripped, &options, path).unwrap();
+    path.to_path_buf()
 }

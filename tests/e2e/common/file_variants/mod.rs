@@ -30,8 +30,10 @@ pub mod labels;
 pub mod mesh_space;
 pub mod mixamo;
 pub mod node_edit;
+pub mod prop;
 pub mod twist;
 pub mod two_armatures;
+pub mod ue_ik;
 
 pub use bvh_layouts::{
     deltas_in_place, fox_walk_bvh_facing_x, fox_walk_bvh_travelling, position_deltas,
@@ -48,4 +50,5 @@ pub use joint_names::{NameStyle, SideMarker, renamed_as, renamed_with};
 pub use labels::Convention;
 pub use mesh_space::bound_elsewhere;
 pub use mixamo::mixamo_through_blender;
+pub use prop::rifle_walk;
 pub use two_armatures::two_armatures;

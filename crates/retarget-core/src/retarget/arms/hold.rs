@@ -15,8 +15,8 @@ use crate::reference::{rotation_of, world_rotations_into};
 use crate::skeleton::Skeleton;
 use glam::{Affine3A, Mat4, Quat, Vec3};
 
-/// The source's tracked joints per frame, in `Arms::source_chains` order: the hands, then
-/// the body points.
+/// The source's tracked joints per frame, in `Arms::source_chains` order: the hands, the
+/// body points, then the upper arms.
 pub(in crate::retarget) type SourceTracks = Vec<Vec<Affine3A>>;
 
 /// One touch's contacts, eased in and out: how much each frame holds it.
@@ -53,14 +53,16 @@ impl Retargeter {
         };
         let at = |t: &Vec<Affine3A>| t.iter().map(|a| Vec3::from(a.translation)).collect();
         let positions: Vec<Vec<Vec3>> = tracks.iter().map(at).collect();
-        if positions.len() < 2 {
+        let shoulders = 2 + arms.body.len();
+        if positions.len() < shoulders + 2 {
             return Vec::new();
         }
-        let body: Vec<(BodyPoint, &[Vec3])> = (arms.body.iter().zip(&positions[2..]))
+        let body: Vec<(BodyPoint, &[Vec3])> = (arms.body.iter().zip(&positions[2..shoulders]))
             .map(|(b, p)| (b.point, p.as_slice()))
             .collect();
         let tracks = HandTracks {
             hands: [&positions[0], &positions[1]],
+            shoulders: Some([&positions[shoulders], &positions[shoulders + 1]]),
             body: &body,
         };
         let limits = &self.plan.solve.hand_thresholds;
@@ -137,8 +139,9 @@ impl Retargeter {
             rt * arms.body[b].reference_turn * rs.inverse()
         };
         let mut goals = [None; 2];
-        let together =
-            (weighted.iter().find(|w| w.touch == Touch::Hands)).map_or(0.0, |w| w.weights[f]);
+        // Hands together or on one prop: the hands keep the source's offset either way.
+        let together = (weighted.iter().filter(|w| w.touch.both_hands()))
+            .fold(0.0f32, |most, w| most.max(w.weights[f]));
         if together > 0.0 {
             let frame = arms.hands_frame().map_or(Quat::IDENTITY, turn);
             let apart = frame * (source(1) - source(0)) * scale;

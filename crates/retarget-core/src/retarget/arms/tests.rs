@@ -284,3 +284,49 @@ fn a_drawn_span_keeps_the_hands_together_where_none_was_found_and_none_lets_them
     let apart = worst(10..=20, &gone, &source, L_HAND, R_HAND);
     assert!(apart > 0.04, "the hands part by {apart}");
 }
+
+/// Both hands on one rifle, one before the other (0.22 m apart, the left hand 0.19 m
+/// further forward), raised from below the chest to above it through the clip.
+fn rifle() -> Clip {
+    clip(&[L_UPPER, R_UPPER], |j, f| {
+        let pitch = (f as f32 / (FRAMES - 1) as f32 - 0.5) * 1.2;
+        let yaw = if j == L_UPPER {
+            -100f32.to_radians()
+        } else {
+            140f32.to_radians()
+        };
+        Quat::from_rotation_x(pitch) * Quat::from_rotation_y(yaw)
+    })
+}
+
+#[test]
+fn a_rifle_held_apart_keeps_its_length_on_longer_and_shorter_arms() {
+    let source = source_frames(&rifle());
+    let apart = source[15][L_HAND].distance(source[15][R_HAND]);
+    assert!(
+        (apart - 0.22).abs() < 0.01,
+        "the hands 0.22 m apart: {apart}"
+    );
+    for arm in [1.5, 0.7] {
+        let (plain, _) = retarget(&rifle(), arm, false);
+        let (kept, contacts) = retarget(&rifle(), arm, true);
+        let prop: Vec<_> = contacts.iter().filter(|c| c.touch == Touch::Prop).collect();
+        assert_eq!(prop.len(), 1, "{contacts:?}");
+        assert!(prop[0].start <= 2 && prop[0].end >= 28, "{contacts:?}");
+        assert!(
+            contacts.iter().all(|c| c.touch == Touch::Prop),
+            "{contacts:?}"
+        );
+        let before = worst(3..=27, &plain, &source, L_HAND, R_HAND);
+        let after = worst(3..=27, &kept, &source, L_HAND, R_HAND);
+        println!(
+            "rifle, arms ×{arm}: {:.1} mm → {:.2} mm",
+            before * 1e3,
+            after * 1e3
+        );
+        assert!(
+            before > 0.04 && after < 1e-3,
+            "arms ×{arm}: {before} → {after}"
+        );
+    }
+}

@@ -113,10 +113,7 @@ impl Retargeter {
         frames: usize,
         times: &[f32],
     ) -> Vec<f32> {
-        let together: Vec<_> = contacts
-            .iter()
-            .filter(|c| c.touch == crate::contacts::Touch::Hands)
-            .collect();
+        let together: Vec<_> = contacts.iter().filter(|c| c.touch.both_hands()).collect();
         if together.is_empty() {
             return Vec::new();
         }
