@@ -5,10 +5,12 @@
 mod align;
 mod pairs;
 mod shape;
+mod tips;
 
 pub use align::align_hands;
-pub use pairs::{HandPair, SegmentLink, hand_pairs};
+pub use pairs::{HandPair, SegmentLink, TailLink, hand_pairs};
 pub use shape::{FingerShape, finger_shape, palm_frame};
+pub use tips::{Tip, bone_direction, tips};
 
 use crate::humanoid::HumanBone;
 use crate::mapping::BoneMap;

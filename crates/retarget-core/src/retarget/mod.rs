@@ -111,7 +111,7 @@ pub(super) struct Plan {
     target_container: Affine3A,
     target_container_rotation: Quat,
     target_reference: Pose,
-    /// Finger joints past the source's, turned as their parents turn (`finger_tails`).
+    /// Fingers whose curl past the last paired joint is spread by share (`finger_tails`).
     finger_tails: Vec<finger_tails::FingerTail>,
     translations: Vec<TranslationSolve>,
     /// Per target joint, the root solve whose pelvis it is (looked up every frame).
@@ -314,7 +314,14 @@ impl Retargeter {
             reach: Vec::new(),
             arms,
             keep_out: None,
-            finger_tails: finger_tails::finger_tails(target, map, &target_reference.locals),
+            finger_tails: finger_tails::finger_tails(
+                source,
+                &source_world,
+                target,
+                &target_world,
+                map,
+                &target_reference.locals,
+            ),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
