@@ -4,6 +4,7 @@
 //! are: curled, on palms turned 90°, with a joint more or less per finger.
 
 use crate::common::file_variants::creatures::{shorten_chain, split_bone};
+use crate::common::file_variants::fingers::unnamed_fingers;
 use crate::common::file_variants::glb::Glb;
 use crate::common::file_variants::node_edit::joint_named;
 use crate::common::file_variants::{curled_fingers, turned_palms};
@@ -15,11 +16,16 @@ const VRM: &str = "vrm/cryptovoxels.vrm";
 
 /// `check --json` of the robot's `clip` onto `target`: (fingers mean, max) in degrees.
 fn fingers(clip: &str, target: &Path) -> (f64, f64) {
+    fingers_from(&asset_path(ROBOT), clip, target)
+}
+
+/// `check --json` of `source`'s `clip` onto `target`: (fingers mean, max) in degrees.
+fn fingers_from(source: &Path, clip: &str, target: &Path) -> (f64, f64) {
     let out = crate::common::cli(&[
         "check",
         "--json",
         "--source",
-        asset_path(ROBOT).to_str().unwrap(),
+        source.to_str().unwrap(),
         "--clip",
         clip,
         "--target",
@@ -102,6 +108,34 @@ fn fingers_with_a_joint_more_or_less_are_lined_up() {
     let two = edit(&|b, j| shorten_chain(b, j, 2, 1.0));
     for (name, bytes) in [("four.vrm", four), ("two.vrm", two)] {
         let (mean, max) = fingers("ThumbsUp", &variant(dir.path(), name, bytes));
+        println!("{name}: fingers mean {mean:.2}°, max {max:.2}°");
+        assert!(mean <= 5.0, "{name}: fingers mean {mean:.2}°");
+    }
+}
+
+/// Finger joints named `j_<node>` (and out of the VRM's humanoid table) are found by the
+/// hand's shape: lines of joints under the hand (or beside it, the robot's palm bones), the
+/// thumb furthest back toward the wrist, index to little away from it. Without that they
+/// were neither mapped nor measured.
+#[test]
+fn unnamed_fingers_are_found_by_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let vrm = std::fs::read(asset_path(VRM)).unwrap();
+    let robot = std::fs::read(asset_path(ROBOT)).unwrap();
+    let robot_j = variant(dir.path(), "robot_j.glb", unnamed_fingers(&robot));
+    let vrm_j = variant(dir.path(), "vrm_j.vrm", unnamed_fingers(&vrm));
+    let palms_j = variant(
+        dir.path(),
+        "palms_j.vrm",
+        unnamed_fingers(&turned_palms(&vrm, 90.0)),
+    );
+    for (name, source, target) in [
+        ("robot → vrm_j", asset_path(ROBOT), &vrm_j),
+        ("robot_j → vrm", robot_j.clone(), &asset_path(VRM)),
+        ("robot_j → vrm_j", robot_j.clone(), &vrm_j),
+        ("robot_j → palms_j", robot_j, &palms_j),
+    ] {
+        let (mean, max) = fingers_from(&source, "ThumbsUp", target);
         println!("{name}: fingers mean {mean:.2}°, max {max:.2}°");
         assert!(mean <= 5.0, "{name}: fingers mean {mean:.2}°");
     }

@@ -5,11 +5,13 @@
 mod align;
 mod pairs;
 mod shape;
+mod structure;
 mod tips;
 
 pub use align::align_hands;
 pub use pairs::{HandPair, SegmentLink, TailLink, hand_pairs};
 pub use shape::{FingerShape, finger_shape, palm_frame};
+pub use structure::label_fingers;
 pub use tips::{Tip, bone_direction, tips};
 
 use crate::humanoid::HumanBone;

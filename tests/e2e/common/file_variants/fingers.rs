@@ -122,3 +122,36 @@ fn by_name(glb: &[u8], names: &[&str], edit: &dyn Fn(&[u8], usize) -> Vec<u8>) -
         edit(&bytes, j)
     })
 }
+
+/// Every finger and thumb joint (a name holding `Finger`, `Thumb`, `Index`, `Middle`,
+/// `Ring`, `Little` or `Pinky`) renamed `j_<node>`, and the VRM humanoid table's finger
+/// entries removed: fingers the product can find only by the skeleton's shape.
+pub fn unnamed_fingers(glb: &[u8]) -> Vec<u8> {
+    let mut g = Glb::parse(glb);
+    let digit = |n: &str| {
+        [
+            "Finger", "Thumb", "Index", "Middle", "Ring", "Little", "Pinky",
+        ]
+        .iter()
+        .any(|d| n.contains(d))
+    };
+    for n in 0..g.node_count() {
+        let name = super::node_edit::node_name(&g, n);
+        if digit(&name) {
+            g.json["nodes"][n]["name"] = serde_json::Value::from(format!("j_{n}"));
+        }
+    }
+    let finger_bone = |b: &str| {
+        ["Thumb", "Index", "Middle", "Ring", "Little"]
+            .iter()
+            .any(|d| b.contains(d))
+    };
+    if let Some(bones) = g.json["extensions"]["VRM"]["humanoid"]["humanBones"].as_array_mut() {
+        bones.retain(|b| !b["bone"].as_str().is_some_and(finger_bone));
+    }
+    if let Some(bones) = g.json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"].as_object_mut()
+    {
+        bones.retain(|k, _| !finger_bone(k));
+    }
+    g.to_bytes()
+}
