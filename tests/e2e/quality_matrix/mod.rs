@@ -203,12 +203,7 @@ fn every_source_onto_every_target_and_variant() {
             // The fox's run is keyed at uneven times that Blender resamples onto whole
             // frames, so its reading is another clip: judged by `check` alone.
             let bvh = tgt.extension().is_some_and(|e| e == "bvh");
-            // The robot's three palms onto VALID's one hand move its ring and thumb bases
-            // 3.6e-3 of the height off their rest lengths: `check` counts the fingers and
-            // judge's integrity does not, so the two figures disagree; `check` judges it.
-            let uneven_fingers = pair == "RobotExpressive:Walking → VALID(meshopt)";
             let judged = src_label != "Fox:Run"
-                && !uneven_fingers
                 && (!tgt_label.contains('[')
                     || src_label == "02_01"
                     || src_label == "Fox:Walk"
@@ -310,13 +305,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
          hands part by 145 mm without the grip kept, and its forearms go 63 mm into its \
          torso without the keep-out); grip holds within 1.7 mm, penetration within 5.3 mm: \
          the measures trade against each other",
-    ),
-    (
-        "RobotExpressive:Walking → VALID(meshopt)",
-        "fingers",
-        "the robot's index and ring bases hang from palm bones beside its hand that the walk \
-         leaves with the forearm, so its palm frame bends 6.3° with the wrist where VALID's \
-         one-piece hand cannot: 5.8° mean",
     ),
     (
         "minnyquinn:retreat → OpenBot(rigify)",
