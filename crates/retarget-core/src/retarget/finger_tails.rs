@@ -129,6 +129,7 @@ mod tests {
     use crate::skeleton::JointDef;
     use crate::transform::Transform;
     use glam::Vec3;
+    use std::f32::consts::FRAC_PI_6;
 
     /// A chain along +X: a hand and `n` finger joints, each `0.03` long, plus a tip.
     fn finger(n: usize) -> Skeleton {
@@ -180,19 +181,19 @@ mod tests {
         // The source bends 30° at each of its three joints: its tip turns 90°.
         let mut src = Pose::rest(&source);
         for j in 1..=3 {
-            src.rotations[j] = Quat::from_rotation_z(-0.5236);
+            src.rotations[j] = Quat::from_rotation_z(-FRAC_PI_6);
         }
         // The solve turns the mapped joints as the source's (30° each).
         let mut pose = Pose::rest(&target);
-        pose.rotations[1] = Quat::from_rotation_z(-0.5236);
-        pose.rotations[2] = Quat::from_rotation_z(-0.5236);
+        pose.rotations[1] = Quat::from_rotation_z(-FRAC_PI_6);
+        pose.rotations[2] = Quat::from_rotation_z(-FRAC_PI_6);
         let before = tip(&target, &pose)
             .angle_between(tip(&source, &src))
             .to_degrees();
         assert!(before > 25.0, "{before}");
         curl(&tails, &src, &mut pose);
         // The judged segment (joint 1's) is kept; the tip turned the source's remaining 60°.
-        assert!(pose.rotations[1].abs_diff_eq(Quat::from_rotation_z(-0.5236), 1e-5));
+        assert!(pose.rotations[1].abs_diff_eq(Quat::from_rotation_z(-FRAC_PI_6), 1e-5));
         let after = tip(&target, &pose)
             .angle_between(tip(&source, &src))
             .to_degrees();
