@@ -2,7 +2,7 @@
 //! joint is spread over the target's joints by share, so the target's last segment points
 //! where the source's last segment points in the palm frame and a fist closes as far,
 //! whether the target has a joint more or fewer than the source (the robot's two-joint
-//! fingers, the VRM's three; each with one more and one fewer).
+//! fingers, the VRM's three, each with one more and one fewer; rigify's three).
 
 use crate::common::asset_path;
 use crate::common::file_variants::fingers::{one_finger_joint_fewer, one_finger_joint_more};
@@ -62,9 +62,10 @@ const ROBOT_FINGERS: [&str; 6] = [
 
 #[test]
 fn fingertips_point_where_the_source_s_do_with_a_joint_more_or_fewer() {
-    // Before the tails were shared and lined up: 36–76° apart on average, 106° at worst
-    // (the tail joint turned as its parent, a lost source joint's turn dropped, and each
-    // side's last bone at its own rest); after: 2.2–3.2° on average, 5.0° at worst.
+    // Before the tails were shared and lined up: the robot's 36–76° apart on average, 106°
+    // at worst, minnyquinn's 18–53° and 84° (the tail joint turned as its parent, a lost
+    // source joint's turn dropped, each side's last bone at its own rest); after: 0.1–0.2°
+    // and 2.3° on average, 3.9° at worst.
     let dir = tempfile::tempdir().unwrap();
     let (robot, vrm) = (asset_path(ROBOT), asset_path(VRM));
     let robot_bytes = std::fs::read(&robot).unwrap();
@@ -105,6 +106,21 @@ fn fingertips_point_where_the_source_s_do_with_a_joint_more_or_fewer() {
             if mean > 5.0 || worst > 10.0 || closed > 10.0 {
                 failed.push(format!("{name} {clip}"));
             }
+        }
+    }
+    // Rigify's three phalanges, the distal one turning too, onto two, three and four.
+    let minnyquinn = asset_path("gltf/rigify/minnyquinn_rigify_DEF_rootmotion_pair.glb");
+    for (name, target) in [
+        ("minnyquinn(3) → vrm(2)", &vrm2),
+        ("minnyquinn(3) → robot(2)", &robot),
+        ("minnyquinn(3) → vrm(4)", &vrm4),
+    ] {
+        let (mean, worst, closed) = tips(&minnyquinn, "retreat", target);
+        println!(
+            "{name} retreat: tips {mean:.1}° apart on average, {worst:.1}° at worst; closed within {closed:.1}°"
+        );
+        if mean > 5.0 || worst > 10.0 || closed > 10.0 {
+            failed.push(format!("{name} retreat"));
         }
     }
     assert!(failed.is_empty(), "tips apart: {failed:?}");
