@@ -188,3 +188,60 @@ impl Session {
         out
     }
 }
+
+/// One digit's tip on both sides in a pose: the angle between the two last segments in
+/// their palm frames, and how far each finger has closed (`core::hands::tips`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FingerTipPair {
+    pub left: bool,
+    pub digit: crate::core::hands::Digit,
+    /// Degrees between the source's and the target's last segments in their palm frames.
+    pub apart_deg: f32,
+    /// Each side's tip pitch from the palm's x, degrees.
+    pub source_closed_deg: f32,
+    pub target_closed_deg: f32,
+}
+
+impl Session {
+    /// Each digit both hands have, its tips compared at the poses whose world matrices are
+    /// `source_world` and `target_world` (the reference poses' give each side's rest).
+    pub fn finger_tips(
+        &self,
+        source_world: &[glam::Mat4],
+        target_world: &[glam::Mat4],
+    ) -> Vec<FingerTipPair> {
+        use crate::core::hands::{hands, tips};
+        let (sk, tk) = (self.source.skeleton(), self.target.skeleton());
+        let (sr, tr) = (
+            self.source.reference.locals.world_matrices(sk),
+            self.target.reference.locals.world_matrices(tk),
+        );
+        let (sh, th) = (
+            hands(sk, &self.source.bone_labels()),
+            hands(tk, &self.target.bone_labels()),
+        );
+        let mut out = Vec::new();
+        for pair in self.hand_pairs() {
+            let (Some(s), Some(t)) = (
+                sh.iter().find(|h| h.left == pair.left),
+                th.iter().find(|h| h.left == pair.left),
+            ) else {
+                continue;
+            };
+            let a = tips(sk, s, pair.source, source_world, &sr);
+            for b in tips(tk, t, pair.target, target_world, &tr) {
+                let Some(a) = a.iter().find(|a| a.digit == b.digit) else {
+                    continue;
+                };
+                out.push(FingerTipPair {
+                    left: pair.left,
+                    digit: b.digit,
+                    apart_deg: a.direction.angle_between(b.direction).to_degrees(),
+                    source_closed_deg: a.closed.to_degrees(),
+                    target_closed_deg: b.closed.to_degrees(),
+                });
+            }
+        }
+        out
+    }
+}

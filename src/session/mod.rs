@@ -26,7 +26,7 @@ pub use export::{
 };
 use facing::face_side_forward;
 pub use facing::{FacingReading, read_facing};
-pub use hands::{FingerCurl, JudgedHand};
+pub use hands::{FingerCurl, FingerTipPair, JudgedHand};
 pub use missing::{MissingFile, missing_files};
 pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
 pub use solve::FootContacts;

@@ -203,12 +203,7 @@ fn every_source_onto_every_target_and_variant() {
             // The fox's run is keyed at uneven times that Blender resamples onto whole
             // frames, so its reading is another clip: judged by `check` alone.
             let bvh = tgt.extension().is_some_and(|e| e == "bvh");
-            // The robot's three palms onto VALID's one hand move its ring and thumb bases
-            // 3.6e-3 of the height off their rest lengths: `check` counts the fingers and
-            // judge's integrity does not, so the two figures disagree; `check` judges it.
-            let uneven_fingers = pair == "RobotExpressive:Walking → VALID(meshopt)";
             let judged = src_label != "Fox:Run"
-                && !uneven_fingers
                 && (!tgt_label.contains('[')
                     || src_label == "02_01"
                     || src_label == "Fox:Walk"
@@ -318,13 +313,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
          turns the arms off the source's directions to keep the rifle's length (direction \
          mean 6.0-9.1° against 0.8-2.1° without; the hands part by 116-488 mm without the \
          pass, 4-8 mm with it)",
-    ),
-    (
-        "RobotExpressive:Walking → VALID(meshopt)",
-        "fingers",
-        "the robot's index and ring bases hang from palm bones beside its hand that the walk \
-         leaves with the forearm, so its palm frame bends 6.3° with the wrist where VALID's \
-         one-piece hand cannot: 5.8° mean",
     ),
     (
         "minnyquinn:retreat → OpenBot(rigify)",

@@ -5,6 +5,7 @@ mod creature_facing;
 mod creature_variants;
 mod creatures;
 mod feet_ik;
+mod finger_tips;
 mod fingers;
 mod hand_contacts;
 mod ik_bones;

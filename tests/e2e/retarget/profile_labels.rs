@@ -338,6 +338,13 @@ fn cryptovoxels_without_its_table_agrees_with_it() {
     assert!(share >= 0.45, "geometry agrees on {share}");
     for (i, l) in by_shape.iter().enumerate() {
         if let Some(l) = l {
+            // A finger bone the table leaves out (its index distal) may be found by shape.
+            let untabled_finger = table[i].is_none()
+                && retarget_studio::core::hands::is_digit_bone(l.bone)
+                && !table.contains(&Some(l.bone));
+            if untabled_finger {
+                continue;
+            }
             assert_eq!(Some(l.bone), table[i], "{}", s.names()[i]);
         }
     }

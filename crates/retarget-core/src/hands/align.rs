@@ -3,8 +3,9 @@
 //! (`Wt = Ws · Bs⁻¹ · Bt`) gives the fingers the source's directions in the hand's frame on
 //! every frame, whatever the two rigs' rest fingers were.
 
-use super::pairs::HandPair;
+use super::pairs::{HandPair, TailLink};
 use super::shape::palm_frame;
+use super::tips::bone_direction;
 use crate::reference::{ReferencePose, rotation_of};
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
@@ -51,6 +52,9 @@ pub fn align_hands(
             );
             turned.push(s.target.0);
         }
+        for tail in &pair.tails {
+            turned.extend(align_tail(source, source_ref, target, target_ref, tail));
+        }
     }
     turned.sort_unstable();
     turned.dedup();
@@ -59,6 +63,40 @@ pub fn align_hands(
         .into_iter()
         .map(|j| (j, (new[j] * old[j].inverse()).normalize()))
         .collect()
+}
+
+/// Turns a finger's tail so its last bone points where the source's last bone points: the
+/// turn is shared by the tail's joints that have a child (a lone joint takes it all), each
+/// taking its share of what is left. Returns the joints turned.
+fn align_tail(
+    source: &Skeleton,
+    source_ref: &ReferencePose,
+    target: &Skeleton,
+    target_ref: &mut ReferencePose,
+    tail: &TailLink,
+) -> Vec<usize> {
+    let (Some(&last), n) = (tail.target.last(), (tail.target.len() - 1).max(1)) else {
+        return Vec::new();
+    };
+    let sw = source_ref.world_matrices(source);
+    let Some(want) = bone_direction(source, &sw, &sw, tail.source_last) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, &joint) in tail.target.iter().take(n).enumerate() {
+        let tw = target_ref.world_matrices(target);
+        let Some(now) = bone_direction(target, &tw, &tw, last) else {
+            break;
+        };
+        let whole = Quat::from_rotation_arc(now, want);
+        if whole.angle_between(Quat::IDENTITY) < 1e-5 {
+            break;
+        }
+        let share = Quat::IDENTITY.slerp(whole, 1.0 / (n - k) as f32);
+        turn_joint(target, target_ref, joint, share);
+        out.push(joint);
+    }
+    out
 }
 
 fn positions(world: &[Mat4]) -> Vec<Vec3> {

@@ -5,10 +5,14 @@
 mod align;
 mod pairs;
 mod shape;
+mod structure;
+mod tips;
 
 pub use align::align_hands;
-pub use pairs::{HandPair, SegmentLink, hand_pairs};
+pub use pairs::{HandPair, SegmentLink, TailLink, hand_pairs};
 pub use shape::{FingerShape, finger_shape, palm_frame};
+pub use structure::label_fingers;
+pub use tips::{Tip, bone_direction, tips};
 
 use crate::humanoid::HumanBone;
 use crate::mapping::BoneMap;
@@ -193,6 +197,24 @@ pub fn is_digit_bone(bone: HumanBone) -> bool {
     Digit::ALL
         .iter()
         .any(|d| d.bones(true).contains(&bone) || d.bones(false).contains(&bone))
+}
+
+/// Whether target joint `joint` is a finger's (its pair labelled with a digit) whose first
+/// labelled ancestor in the map is its hand or a finger joint (unlabelled palm bones
+/// between, VALID's `LeftFingerBase`, are passed): it moves with them, never pinned elsewhere.
+pub fn digit_on_hand(target: &Skeleton, map: &BoneMap, joint: usize) -> bool {
+    let bone = |j: usize| map.for_target(j).and_then(|p| p.bone);
+    if !bone(joint).is_some_and(is_digit_bone) {
+        return false;
+    }
+    let mut at = target.parents()[joint];
+    while let Some(j) = at {
+        if let Some(b) = bone(j) {
+            return is_digit_bone(b) || matches!(b, HumanBone::LeftHand | HumanBone::RightHand);
+        }
+        at = target.parents()[j];
+    }
+    false
 }
 
 /// Whether unmapped target joint `joint` hangs below a mapped finger joint, with only

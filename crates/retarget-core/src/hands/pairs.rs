@@ -27,6 +27,18 @@ pub struct HandPair {
     /// metacarpal of the same digit, else the source's hand (it stays as it rests on the hand).
     pub metacarpals: Vec<(usize, usize)>,
     pub segments: Vec<SegmentLink>,
+    /// Each paired finger's tail: the target's joints from its last mapped one to its tip,
+    /// and the source's last joint of that finger (their last bones are lined up).
+    pub tails: Vec<TailLink>,
+}
+
+/// A finger's last bones on each side: the target's joints from its last mapped joint to
+/// its tip (they share the turn to its end) and the source's last joint of the digit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TailLink {
+    pub digit: Digit,
+    pub target: Vec<usize>,
+    pub source_last: usize,
 }
 
 /// The hands both sides have, paired left with left, with the finger segments whose two
@@ -68,6 +80,10 @@ pub fn hand_pairs(
                 Some((s.metacarpals[d as usize].unwrap_or(s.hand), tm))
             })
             .collect();
+        let tails = Digit::ALL
+            .into_iter()
+            .filter_map(|d| tail_of(map, s, d, t.digit(d)))
+            .collect();
         out.push(HandPair {
             left: t.left,
             source: points(s),
@@ -75,6 +91,7 @@ pub fn hand_pairs(
             target_beside: t.beside.clone(),
             metacarpals,
             segments,
+            tails,
         });
     }
     out
@@ -100,4 +117,27 @@ fn segments_of(
             target: (w[0].0, w[1].0),
         })
         .collect()
+}
+
+/// One target finger's tail: from the first joint mapped to the deepest source joint the
+/// finger maps, to its tip; with the last joint of the source's digit that holds it.
+fn tail_of(map: &BoneMap, source: &Hand, digit: Digit, joints: &[usize]) -> Option<TailLink> {
+    let mapped: Vec<(usize, usize)> = joints
+        .iter()
+        .filter_map(|&t| Some((t, map.for_target(t)?.source)))
+        .collect();
+    let &(_, deepest) = mapped.last()?;
+    let first = mapped.iter().find(|m| m.1 == deepest)?.0;
+    let at = joints.iter().position(|&j| j == first)?;
+    let source_last = source
+        .digits
+        .iter()
+        .find(|d| d.contains(&deepest))
+        .and_then(|d| d.last().copied())
+        .unwrap_or(deepest);
+    Some(TailLink {
+        digit,
+        target: joints[at..].to_vec(),
+        source_last,
+    })
 }

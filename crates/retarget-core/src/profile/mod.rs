@@ -107,9 +107,11 @@ pub fn auto_label_deforming(
             labels[j] = label.filter(|l| !table.contains(&l.bone));
         }
     }
+    let finger_positions = positions.clone();
     if let Some(keep) = keep {
         label_the_rest(skeleton, positions, &keep, &mut labels);
     }
+    crate::hands::label_fingers(skeleton, &finger_positions, &mut labels);
     labels
 }
 

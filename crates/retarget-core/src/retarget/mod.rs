@@ -112,7 +112,7 @@ pub(super) struct Plan {
     target_container: Affine3A,
     target_container_rotation: Quat,
     target_reference: Pose,
-    /// Finger joints past the source's, turned as their parents turn (`finger_tails`).
+    /// Fingers whose curl past the last paired joint is spread by share (`finger_tails`).
     finger_tails: Vec<finger_tails::FingerTail>,
     /// Unreal's IK bones, put on the target's hands and feet every frame (`ik_bones`).
     ik_bones: Vec<ik_bones::IkBone>,
@@ -317,7 +317,14 @@ impl Retargeter {
             reach: Vec::new(),
             arms,
             keep_out: None,
-            finger_tails: finger_tails::finger_tails(target, map, &target_reference.locals),
+            finger_tails: finger_tails::finger_tails(
+                source,
+                &source_world,
+                target,
+                &target_world,
+                map,
+                &target_reference.locals,
+            ),
             ik_bones: ik_bones::ik_bones(target, map, &tgt_ref),
             feet,
             source_height: (hi - lo).max(1e-6),

@@ -297,7 +297,16 @@ pub(super) fn follow_solves(
             .is_some_and(|tp| {
                 tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
             });
-        if target_parent == Some(anchor) || anchor == pair.target || within_limb || agrees {
+        // A finger hangs from its hand, whatever palm bone the source hangs it from (the
+        // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
+        // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
+        let on_hand = crate::hands::digit_on_hand(target, map, pair.target);
+        if target_parent == Some(anchor)
+            || anchor == pair.target
+            || within_limb
+            || agrees
+            || on_hand
+        {
             continue;
         }
         let offset = tgt_ref.world[anchor]

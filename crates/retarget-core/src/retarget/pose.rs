@@ -98,7 +98,7 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         source_world,
         target_world,
     );
-    super::finger_tails::curl(&plan.finger_tails, target);
+    super::finger_tails::curl(&plan.finger_tails, source, target);
     // The target's world transforms, shared by the solves when that is exact.
     let mut memo = plan.target_memo.then(|| {
         target_known.fill(false);

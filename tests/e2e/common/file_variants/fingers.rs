@@ -93,3 +93,65 @@ fn rebind_at_rest(g: &mut Glb) {
             .collect()
     });
 }
+
+/// Each finger whose first joint is named in `firsts` with a joint more: its first bone
+/// split in two (`creatures::split_bone`; the new joint rests straight and is not keyed).
+pub fn one_finger_joint_more(glb: &[u8], firsts: &[&str]) -> Vec<u8> {
+    by_name(glb, firsts, &|b, j| super::creatures::split_bone(b, j, 2))
+}
+
+/// Each finger whose first joint is named in `firsts` with a joint fewer: its last joint
+/// (and its tip) cut off (`creatures::shorten_chain`, weights to the joint before).
+pub fn one_finger_joint_fewer(glb: &[u8], firsts: &[&str]) -> Vec<u8> {
+    by_name(glb, firsts, &|b, j| {
+        let chain = super::creatures::chain_from(&Glb::parse(b), j);
+        // A tip joint (`_End`) is not a phalanx: keep one joint fewer of the rest.
+        let tips = chain
+            .iter()
+            .filter(|&&n| super::node_edit::node_name(&Glb::parse(b), n).ends_with("_End"))
+            .count();
+        super::creatures::shorten_chain(b, j, chain.len() - tips - 1, 1.0)
+    })
+}
+
+/// `edit` applied to each joint named in `names`, found by name in each step (an edit
+/// renumbers nodes).
+fn by_name(glb: &[u8], names: &[&str], edit: &dyn Fn(&[u8], usize) -> Vec<u8>) -> Vec<u8> {
+    names.iter().fold(glb.to_vec(), |bytes, name| {
+        let j = super::node_edit::joint_named(&Glb::parse(&bytes), name, |n| n == *name);
+        edit(&bytes, j)
+    })
+}
+
+/// Every finger and thumb joint (a name holding `Finger`, `Thumb`, `Index`, `Middle`,
+/// `Ring`, `Little` or `Pinky`) renamed `j_<node>`, and the VRM humanoid table's finger
+/// entries removed: fingers the product can find only by the skeleton's shape.
+pub fn unnamed_fingers(glb: &[u8]) -> Vec<u8> {
+    let mut g = Glb::parse(glb);
+    let digit = |n: &str| {
+        [
+            "Finger", "Thumb", "Index", "Middle", "Ring", "Little", "Pinky",
+        ]
+        .iter()
+        .any(|d| n.contains(d))
+    };
+    for n in 0..g.node_count() {
+        let name = super::node_edit::node_name(&g, n);
+        if digit(&name) {
+            g.json["nodes"][n]["name"] = serde_json::Value::from(format!("j_{n}"));
+        }
+    }
+    let finger_bone = |b: &str| {
+        ["Thumb", "Index", "Middle", "Ring", "Little"]
+            .iter()
+            .any(|d| b.contains(d))
+    };
+    if let Some(bones) = g.json["extensions"]["VRM"]["humanoid"]["humanBones"].as_array_mut() {
+        bones.retain(|b| !b["bone"].as_str().is_some_and(finger_bone));
+    }
+    if let Some(bones) = g.json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"].as_object_mut()
+    {
+        bones.retain(|k, _| !finger_bone(k));
+    }
+    g.to_bytes()
+}
