@@ -512,6 +512,7 @@ impl Session {
             export: self.export.clone(),
             solve: self.solve.clone(),
             curves: self.curve_edits.clone(),
+            hands_aligned: true,
         }
     }
 
@@ -559,6 +560,10 @@ impl Session {
             solve: project.solve,
             curve_edits: project.curves,
         };
+        if !project.hands_aligned {
+            // Saved before fingers were lined up: they are now, on the saved pose.
+            session.align_hands()?;
+        }
         session.refresh_legs();
         Ok(session)
     }

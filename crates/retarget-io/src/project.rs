@@ -130,6 +130,10 @@ pub struct ProjectFile {
     /// name).
     #[serde(default)]
     pub curves: Vec<retarget_core::curve_map::CurvePair>,
+    /// Whether the target's hands were lined up with the source's when it was saved:
+    /// projects saved before fingers were lined up have not, and are on opening.
+    #[serde(default)]
+    pub hands_aligned: bool,
 }
 
 /// Version 1's layout, read to migrate: the solve edits beside the map, one field each.
@@ -177,6 +181,7 @@ impl From<ProjectFileV1> for ProjectFile {
                 hand_spans: Vec::new(),
             },
             curves: Vec::new(),
+            hands_aligned: false,
         }
     }
 }
@@ -192,6 +197,7 @@ impl ProjectFile {
             export: Default::default(),
             solve: SolveEdits::default(),
             curves: Vec::new(),
+            hands_aligned: false,
         }
     }
 

@@ -156,3 +156,46 @@ fn fingers_on_palm_bones_beside_the_hand_stay_on_the_target_s_hand() {
         assert!(mean <= 1.0, "{clip}: fingers mean {mean:.2}°");
     }
 }
+
+/// `check --json --project`: (fingers mean, max) in degrees.
+fn project_fingers(project: &Path) -> (f64, f64) {
+    let out = crate::common::cli(&["check", "--json", "--project", project.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let f = &json["report"]["fingers"];
+    (
+        f["mean_deg"].as_f64().unwrap(),
+        f["max_deg"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn a_project_saved_before_hands_were_lined_up_has_them_lined_up_on_opening() {
+    use retarget_studio::session::Session;
+    // The demo project was saved before: its target's fingers rest as the file has them
+    // (74.6° off the robot's Dance in the hand's frame, opened as saved).
+    let demo = asset_path("demo.ron");
+    let (mean, _) = project_fingers(&demo);
+    println!("demo project: fingers mean {mean:.2}°");
+    assert!(mean <= 5.0, "{mean:.2}°");
+    // Saved since, a finger turned by hand stays as it was turned: opening does not line
+    // the hands up again over the user's edits.
+    let mut s = Session::from_project(&demo).unwrap();
+    let j = s.target.skeleton().find("IndexFinger1_L").unwrap();
+    s.target
+        .add_bone_offset(j, glam::Quat::from_rotation_z(0.6));
+    s.target.rebuild_reference().unwrap();
+    let turned = s.target.bone_offset(j);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turned.ron");
+    let project = s.to_project();
+    project.save(&path).unwrap();
+    let again = Session::from_project(&path).unwrap();
+    let kept = again.target.bone_offset(j);
+    assert!(kept.angle_between(turned) < 1e-4, "{kept} vs {turned}");
+    let (_, max) = project_fingers(&path);
+    assert!(
+        max > 20.0,
+        "the turned finger is measured as turned: {max:.2}°"
+    );
+}
