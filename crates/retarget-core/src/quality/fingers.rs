@@ -4,7 +4,7 @@
 //! count against the fingers.
 
 use super::motion::Motion;
-use super::report::{Flag, Measure, Report, Verdict};
+use super::report::{Measure, Report};
 use super::thresholds::Thresholds;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -86,37 +86,18 @@ pub fn fingers(a: &Motion, b: &Motion, hands: &[HandSpec]) -> Option<FingerFigur
 /// per-frame row to `report`.
 pub fn judge_fingers(report: &mut Report, figures: FingerFigures) {
     let limit = report.thresholds.fingers_deg;
-    let severity = Thresholds::severity(figures.mean_deg, limit);
-    report.verdicts.retain(|v| v.measure != Measure::Fingers);
-    report.verdicts.push(Verdict {
-        measure: Measure::Fingers,
-        value: figures.mean_deg,
-        limit,
-        severity,
-        passed: severity <= 1.0,
+    report.set_verdict(Measure::Fingers, figures.mean_deg, limit, || {
+        format!(
+            "fingers: finger segments point {:.1}° off the source in the hand's frame on average, {:.1}° at worst (limit {limit}°)",
+            figures.mean_deg, figures.max_deg
+        )
     });
-    let message = format!(
-        "fingers: finger segments point {:.1}° off the source in the hand's frame on average, {:.1}° at worst (limit {limit}°)",
-        figures.mean_deg, figures.max_deg
-    );
     let rows: Vec<f64> = figures
         .per_frame
         .iter()
         .map(|&e| Thresholds::severity(e, limit))
         .collect();
     report.fingers = Some(figures);
-    report.flags.retain(|f| f.measure != Measure::Fingers);
-    if severity > 1.0 {
-        report.flags.push(Flag {
-            measure: Measure::Fingers,
-            severity,
-            message,
-        });
-        report
-            .flags
-            .sort_by(|x, y| y.severity.total_cmp(&x.severity));
-    }
-    report.passed = report.flags.is_empty();
     report.add_frame_row(Measure::Fingers, &rows);
 }
 

@@ -5,7 +5,7 @@
 //! spec listing the same pairs over the same frames gives judge's figures.
 
 use super::motion::Motion;
-use super::report::{Flag, Measure, Report, Verdict};
+use super::report::{Measure, Report};
 use super::thresholds::Thresholds;
 use crate::contacts::{BodyPoint, HandContact, HandThresholds, HandTracks, Touch, detect_hands};
 use glam::Vec3;
@@ -131,16 +131,7 @@ impl Report {
     pub fn add_grip(&mut self, grip: Option<GripFigures>) {
         let Some(g) = grip else { return };
         let limit = self.thresholds.grip_mm;
-        let severity = Thresholds::severity(g.max_mm, limit);
-        self.verdicts.retain(|v| v.measure != Measure::Grip);
-        self.verdicts.push(Verdict {
-            measure: Measure::Grip,
-            value: g.max_mm,
-            limit,
-            severity,
-            passed: severity <= 1.0,
-        });
-        if severity > 1.0 {
+        self.set_verdict(Measure::Grip, g.max_mm, limit, || {
             let worst = (g.contacts.iter())
                 .max_by(|x, y| x.diff_max_mm.total_cmp(&y.diff_max_mm))
                 .map_or_else(String::new, |c| {
@@ -149,17 +140,11 @@ impl Report {
                         c.touch, c.start, c.end, c.source_mm, c.target_mm
                     )
                 });
-            self.flags.push(Flag {
-                measure: Measure::Grip,
-                severity,
-                message: format!(
-                    "grip: a hand contact strays {:.0} mm from the source's{worst} (limit {limit} mm)",
-                    g.max_mm
-                ),
-            });
-            self.flags.sort_by(|x, y| y.severity.total_cmp(&x.severity));
-            self.passed = false;
-        }
+            format!(
+                "grip: a hand contact strays {:.0} mm from the source's{worst} (limit {limit} mm)",
+                g.max_mm
+            )
+        });
         let rows: Vec<f64> = (g.per_frame_mm.iter())
             .map(|&d| Thresholds::severity(d, limit))
             .collect();

@@ -4,7 +4,7 @@
 //! that does not cut itself). The target is judged against the source's own at each frame.
 
 use super::motion::Motion;
-use super::report::{Flag, Measure, Pair, Report, Verdict};
+use super::report::{Measure, Pair, Report};
 use super::thresholds::Thresholds;
 use crate::body::{BodyCapsules, PAIRS};
 use glam::Vec3;
@@ -84,33 +84,17 @@ impl Report {
                 (0, 0.0f64),
                 |best, (f, d)| if d > best.1 { (f, d) } else { best },
             );
-        let severity = Thresholds::severity(worst, limit);
-        self.verdicts.retain(|v| v.measure != Measure::Penetration);
-        self.flags.retain(|f| f.measure != Measure::Penetration);
-        self.verdicts.push(Verdict {
-            measure: Measure::Penetration,
-            value: worst,
-            limit,
-            severity,
-            passed: severity <= 1.0,
-        });
-        if severity > 1.0 {
+        self.set_verdict(Measure::Penetration, worst, limit, || {
             let pair = p
                 .target
                 .worst_pair
                 .as_deref()
                 .unwrap_or("a limb into the body");
-            self.flags.push(Flag {
-                measure: Measure::Penetration,
-                severity,
-                message: format!(
-                    "penetration: {pair}, {:.0} mm deeper than the source's own at frame {frame} (limit {limit} mm)",
-                    worst
-                ),
-            });
-            self.flags.sort_by(|x, y| y.severity.total_cmp(&x.severity));
-        }
-        self.passed = self.verdicts.iter().all(|v| v.passed);
+            format!(
+                "penetration: {pair}, {:.0} mm deeper than the source's own at frame {frame} (limit {limit} mm)",
+                worst
+            )
+        });
         let rows: Vec<f64> = over
             .iter()
             .map(|&d| Thresholds::severity(d.max(0.0), limit))

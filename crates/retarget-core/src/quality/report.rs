@@ -126,6 +126,38 @@ impl Report {
         row.map(|r| r.badness.as_slice())
     }
 
+    /// Sets `measure`'s verdict (`value` against `limit`, larger is worse) in place of any it
+    /// had, with a flag in `message`'s words when it fails; `passed` follows every verdict.
+    /// Returns its severity.
+    pub fn set_verdict(
+        &mut self,
+        measure: Measure,
+        value: f64,
+        limit: f64,
+        message: impl FnOnce() -> String,
+    ) -> f64 {
+        let severity = Thresholds::severity(value, limit);
+        self.verdicts.retain(|v| v.measure != measure);
+        self.flags.retain(|f| f.measure != measure);
+        self.verdicts.push(Verdict {
+            measure,
+            value,
+            limit,
+            severity,
+            passed: severity <= 1.0,
+        });
+        if severity > 1.0 {
+            self.flags.push(Flag {
+                measure,
+                severity,
+                message: message(),
+            });
+            self.flags.sort_by(|x, y| y.severity.total_cmp(&x.severity));
+        }
+        self.passed = self.verdicts.iter().all(|v| v.passed);
+        severity
+    }
+
     /// Adds a measure's per-frame row (a share of its limit per frame; above 1 breaks it),
     /// folding it into the worst per frame.
     pub fn add_frame_row(&mut self, measure: Measure, severity: &[f64]) {
