@@ -2,7 +2,7 @@
 //! reference poses (`core::hands`), and the finger joints the fingers measure compares.
 
 use super::{Session, SessionError};
-use crate::core::hands::{HandPair, SegmentLink, align_hands, hand_pairs};
+use crate::core::hands::{Hand, HandPair, SegmentLink, align_hands, hand_pairs, hands};
 use crate::core::quality::{HandSpec, Motion, Report, fingers, judge_fingers};
 
 /// One hand's joints for the fingers measure, by name: the palm frame's joints on each side
@@ -24,6 +24,21 @@ impl Session {
             &self.target.bone_labels(),
             &self.map,
         )
+    }
+
+    /// Each hand pair with the source's and the target's hand it pairs.
+    fn paired_hands(&self) -> Vec<(HandPair, Hand, Hand)> {
+        let (sh, th) = (
+            hands(self.source.skeleton(), &self.source.bone_labels()),
+            hands(self.target.skeleton(), &self.target.bone_labels()),
+        );
+        let find = |of: &[Hand], left: bool| of.iter().find(|h| h.left == left).cloned();
+        (self.hand_pairs().into_iter())
+            .filter_map(|pair| {
+                let (s, t) = (find(&sh, pair.left)?, find(&th, pair.left)?);
+                Some((pair, s, t))
+            })
+            .collect()
     }
 
     /// Turns the target's hands so their palm frames are the source's, and each paired
@@ -150,11 +165,7 @@ impl Session {
         source_world: &[glam::Mat4],
         target_world: &[glam::Mat4],
     ) -> Vec<FingerCurl> {
-        use crate::core::hands::{Digit, finger_shape, hands, palm_frame};
-        let (sh, th) = (
-            hands(self.source.skeleton(), &self.source.bone_labels()),
-            hands(self.target.skeleton(), &self.target.bone_labels()),
-        );
+        use crate::core::hands::{Digit, finger_shape, palm_frame};
         let curl = |world: &[glam::Mat4], palm: [usize; 4], joints: &[usize]| {
             let p = |j: usize| world.get(j).map(|m| m.w_axis.truncate());
             let frame = palm_frame(p(palm[0])?, p(palm[1])?, p(palm[2])?, p(palm[3])?)?;
@@ -165,13 +176,7 @@ impl Session {
         // given closing the hand positive on both.
         let closing = |left: bool, d: Option<f32>| d.map(|d| if left { -d } else { d });
         let mut out = Vec::new();
-        for pair in self.hand_pairs() {
-            let (Some(s), Some(t)) = (
-                sh.iter().find(|h| h.left == pair.left),
-                th.iter().find(|h| h.left == pair.left),
-            ) else {
-                continue;
-            };
+        for (pair, s, t) in self.paired_hands() {
             for digit in Digit::ALL {
                 let (sd, td) = (s.digit(digit), t.digit(digit));
                 if sd.is_empty() || td.is_empty() {
@@ -210,26 +215,16 @@ impl Session {
         source_world: &[glam::Mat4],
         target_world: &[glam::Mat4],
     ) -> Vec<FingerTipPair> {
-        use crate::core::hands::{hands, tips};
+        use crate::core::hands::tips;
         let (sk, tk) = (self.source.skeleton(), self.target.skeleton());
         let (sr, tr) = (
             self.source.reference.locals.world_matrices(sk),
             self.target.reference.locals.world_matrices(tk),
         );
-        let (sh, th) = (
-            hands(sk, &self.source.bone_labels()),
-            hands(tk, &self.target.bone_labels()),
-        );
         let mut out = Vec::new();
-        for pair in self.hand_pairs() {
-            let (Some(s), Some(t)) = (
-                sh.iter().find(|h| h.left == pair.left),
-                th.iter().find(|h| h.left == pair.left),
-            ) else {
-                continue;
-            };
-            let a = tips(sk, s, pair.source, source_world, &sr);
-            for b in tips(tk, t, pair.target, target_world, &tr) {
+        for (pair, s, t) in self.paired_hands() {
+            let a = tips(sk, &s, pair.source, source_world, &sr);
+            for b in tips(tk, &t, pair.target, target_world, &tr) {
                 let Some(a) = a.iter().find(|a| a.digit == b.digit) else {
                     continue;
                 };

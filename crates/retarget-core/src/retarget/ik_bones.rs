@@ -83,16 +83,6 @@ impl Retargeter {
         }
     }
 
-    /// The IK bones to put back on the hands and feet after a mirror (none when the solve
-    /// does not mirror).
-    pub(super) fn mirrored_ik_bones(&self) -> Vec<IkBone> {
-        if self.plan.solve.mirror {
-            self.plan.ik_bones.clone()
-        } else {
-            Vec::new()
-        }
-    }
-
     /// The target joints that are IK bones on its hands and feet.
     pub(super) fn ik_bone_joints(&self) -> impl Iterator<Item = usize> + '_ {
         self.plan.ik_bones.iter().map(|b| b.joint)

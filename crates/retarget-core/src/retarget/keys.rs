@@ -24,10 +24,16 @@ pub(super) struct Keys<'a> {
     /// The joints that get a translation track (`translated`), with their keys.
     translations: Vec<(usize, Vec<Vec3>)>,
     extent: Extent,
-    mirror: Option<(crate::mirror::Mirror, Pose)>,
-    /// The IK bones put back on the mirrored hands and feet (`ik_bones`), under the
-    /// container.
-    mirror_ik: (Vec<super::ik_bones::IkBone>, Affine3A),
+    mirror: Option<Mirrored>,
+}
+
+/// What mirroring each pose needs: the twins, a pose to mirror into, and the IK bones to
+/// put back on the mirrored hands and feet (`ik_bones`) under the target's container.
+struct Mirrored {
+    mirror: crate::mirror::Mirror,
+    out: Pose,
+    ik_bones: Vec<super::ik_bones::IkBone>,
+    container: Affine3A,
 }
 
 impl<'a> Keys<'a> {
@@ -57,12 +63,12 @@ impl<'a> Keys<'a> {
                 &moves,
                 &keyed_scales(solver, target),
             ),
-            mirror: solver
-                .plan
-                .solve
-                .mirror
-                .then(|| (solver.mirror(target), Pose::rest(target))),
-            mirror_ik: (solver.mirrored_ik_bones(), solver.plan.target_container),
+            mirror: solver.plan.solve.mirror.then(|| Mirrored {
+                mirror: solver.mirror(target),
+                out: Pose::rest(target),
+                ik_bones: solver.plan.ik_bones.clone(),
+                container: solver.plan.target_container,
+            }),
         }
     }
 
@@ -70,10 +76,10 @@ impl<'a> Keys<'a> {
     pub(super) fn push(&mut self, pose: &Pose, t: f32) -> Result<(), RetargetError> {
         // Mirrored after planting, as the crowd paper does: on the target, after retargeting.
         let pose = match &mut self.mirror {
-            Some((mirror, out)) => {
-                mirror.apply(pose, out);
-                super::ik_bones::follow(&self.mirror_ik.0, self.mirror_ik.1, out);
-                &*out
+            Some(m) => {
+                m.mirror.apply(pose, &mut m.out);
+                super::ik_bones::follow(&m.ik_bones, m.container, &mut m.out);
+                &m.out
             }
             None => pose,
         };
