@@ -55,8 +55,9 @@ impl PropThresholds {
 }
 
 /// Runs `(start, end)` of frames where the two hands of `tracks` hold one prop, on a figure
-/// `height` tall (`tracks.shoulders` needed); frames where the hands are closer than `together` (a share of the height:
-/// hands together, `Touch::Hands`) break a run. None without a chest or hips track.
+/// `height` tall (`tracks.shoulders` needed); frames where the hands are closer than
+/// `together` (a share of the height: hands together, `Touch::Hands`) break a run. None
+/// without a chest or hips track.
 pub fn detect_prop(
     tracks: HandTracks,
     times: &[f32],
@@ -97,9 +98,9 @@ pub fn detect_prop(
             continue;
         };
         let end = grow(&apart, i, w, together, limits.band_exit);
-        let (lo, hi) = (i..=end).fold((Vec3::MAX, Vec3::MIN), |(lo, hi), f| {
-            (lo.min(offset(f)), hi.max(offset(f)))
-        });
+        let (lo, hi) = (i..=end)
+            .map(offset)
+            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
         // How far apart across the shoulders' line the hands are, for the shoulders' span.
         let across: f32 = (i..=end)
             .map(|f| {

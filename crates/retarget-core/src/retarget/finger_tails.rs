@@ -25,8 +25,7 @@ pub(super) struct FingerTail {
     source: Vec<usize>,
     /// `(Bs_{L+1} ⋯ Bs_n)⁻¹`, the source tail's reference product inverted.
     source_reference_inverse: Quat,
-    /// `t_L`'s reference local rotation, and `K = Wt_L⁰⁻¹ · Ws_L⁰` (the two reference worlds).
-    target_base: Quat,
+    /// `K = Wt_L⁰⁻¹ · Ws_L⁰` (the two reference worlds).
     between: Quat,
 }
 
@@ -71,7 +70,6 @@ pub(super) fn finger_tails(
             shares,
             source: below_s,
             source_reference_inverse: source_reference.normalize().inverse(),
-            target_base: reference.rotations[t],
             between: (rotation_of(target_world[t]).inverse() * rotation_of(source_world[s]))
                 .normalize(),
         });
@@ -104,9 +102,10 @@ pub(super) fn curl(tails: &[FingerTail], source: &Pose, pose: &mut Pose) {
             .fold(Quat::IDENTITY, |q, &j| q * source.rotations[j])
             * f.source_reference_inverse;
         let tail = f.between * source_turn * f.between.inverse();
-        let (t_l, _, _) = f.target[0];
-        let own = pose.rotations[t_l] * f.target_base.inverse();
-        let mut whole = (own * f.target_base * tail * f.target_base.inverse()).normalize();
+        // `t_L`'s reference local rotation is the first of `target`'s.
+        let (t_l, base, _) = f.target[0];
+        let own = pose.rotations[t_l] * base.inverse();
+        let mut whole = (own * base * tail * base.inverse()).normalize();
         if whole.w < 0.0 {
             whole = -whole;
         }
