@@ -119,12 +119,22 @@ pub struct UnitReport {
     pub name: &'static str,
     pub metres: f32,
     pub source: &'static str,
+    /// Why, where the file did not say, and the unit that came next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_up: Option<String>,
 }
 
 #[derive(Serialize)]
 pub struct UpReport {
     pub axis: &'static str,
     pub source: &'static str,
+    /// Why, where the file did not say, and the axis that came next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_up: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -195,10 +205,14 @@ pub fn report(asset: &Asset) -> Report {
             name: asset.unit.name(),
             metres: asset.unit.metres(),
             source: asset.unit_source.name(),
+            evidence: (asset.readings.unit.as_ref()).map(|r| r.evidence.clone()),
+            runner_up: (asset.readings.unit.as_ref()).and_then(|r| r.runner_up.clone()),
         },
         up: UpReport {
             axis: asset.up.name(),
             source: asset.up_source.name(),
+            evidence: (asset.readings.up.as_ref()).map(|r| r.evidence.clone()),
+            runner_up: (asset.readings.up.as_ref()).and_then(|r| r.runner_up.clone()),
         },
         skeletons: asset.skeletons.iter().map(skeleton_report).collect(),
         clips: clip_reports(asset),
@@ -297,6 +311,15 @@ fn text(r: &Report) -> String {
         "unit: {} ({} m, {})   up: {} ({})",
         r.unit.name, r.unit.metres, r.unit.source, r.up.axis, r.up.source
     );
+    for (what, evidence, next) in [
+        ("unit", &r.unit.evidence, &r.unit.runner_up),
+        ("up", &r.up.evidence, &r.up.runner_up),
+    ] {
+        if let Some(e) = evidence {
+            let next = next.as_ref().map_or(String::new(), |n| format!("; next: {n}"));
+            let _ = writeln!(out, "  {what} read from: {e}{next}");
+        }
+    }
     if let Some(st) = &r.stance {
         let _ = writeln!(
             out,

@@ -20,9 +20,17 @@ pub enum UpEvidence {
     RestStands,
     /// The body stands in `standing` of `sampled` frames of the motion, head over feet.
     MotionStands { standing: usize, sampled: usize },
+    /// The head is over the feet along the format's up (+Y) in `over` of `sampled` frames,
+    /// though the body leans too far to count as standing (a walk bent forward): the
+    /// convention holds.
+    HeadOverFeet { over: usize, sampled: usize },
     /// No standing body: the figure's leaf joints hang towards `-up` over the motion, by
     /// `share` of their mean pull (1 when every leaf hangs straight down).
     LimbsHang { share: f32 },
+    /// No standing body, and the leaves' hang points off the format's +Y; but `feet` leaf
+    /// joints on average share the lowest level along +Y over the motion (feet on a floor),
+    /// where the hang's axis has fewer: the convention holds.
+    FeetOnFloor { feet: f32 },
 }
 
 /// Up, the pose to measure the figure in, and why.
@@ -36,6 +44,9 @@ pub struct UpReading {
     pub stance_from_motion: bool,
     /// The up the rest pose would give, where it differs from `up`.
     pub rest_says: Option<Axis>,
+    /// The up that came next: the format's +Y where the evidence overruled it, else what
+    /// the limbs' hang or the rest would say.
+    pub runner_up: Option<Axis>,
 }
 
 impl UpReading {
@@ -47,6 +58,13 @@ impl UpReading {
             UpEvidence::MotionStands { standing, sampled } => {
                 format!("the body stands head over feet in {standing} of {sampled} frames")
             }
+            UpEvidence::HeadOverFeet { over, sampled } => {
+                format!("the head is over the feet in {over} of {sampled} frames")
+            }
+            UpEvidence::FeetOnFloor { feet } => format!(
+                "no standing body; {feet:.1} end joints share the lowest level over the motion, \
+                 as feet on a floor"
+            ),
             UpEvidence::LimbsHang { share } => format!(
                 "no standing body; its end joints hang towards {} over the motion ({:.0} % of their pull)",
                 opposite(self.up).name(),
@@ -107,8 +125,38 @@ pub fn read_up(
                 stance,
                 stance_from_motion,
                 rest_says: rest_up.filter(|r| *r != up),
+                runner_up: (up != Axis::PosY).then_some(Axis::PosY),
             });
         }
+    }
+    // The format's +Y holds while the head is over the feet along it in half the frames or
+    // more, though the body leans (the leaves' hang says little of a person: hands and
+    // head swing as much as they hang).
+    let over = (positions.iter())
+        .filter(|p| head_over_feet(labels, p) == Some(Axis::PosY))
+        .count();
+    if !positions.is_empty() && over * 2 >= positions.len() {
+        let first = (positions.iter())
+            .position(|p| head_over_feet(labels, p) == Some(Axis::PosY))
+            .unwrap_or(0);
+        let (stance, stance_from_motion) = match rest_up {
+            Some(Axis::PosY) => (rest, false),
+            _ => (frames[first].clone(), true),
+        };
+        let runner_up = limbs_hang(skeleton, &positions)
+            .map(|h| opposite(h.0))
+            .filter(|a| *a != Axis::PosY);
+        return Some(UpReading {
+            up: Axis::PosY,
+            evidence: UpEvidence::HeadOverFeet {
+                over,
+                sampled: positions.len(),
+            },
+            stance,
+            stance_from_motion,
+            rest_says: rest_up.filter(|r| *r != Axis::PosY),
+            runner_up,
+        });
     }
     if let Some(up) = rest_up {
         return Some(UpReading {
@@ -117,10 +165,31 @@ pub fn read_up(
             stance: rest,
             stance_from_motion: false,
             rest_says: None,
+            runner_up: (up != Axis::PosY).then_some(Axis::PosY),
         });
     }
     let (down, share) = limbs_hang(skeleton, &positions)?;
     let up = opposite(down);
+    // The leaves' pull is weak evidence on a creature (a trunk, a tail and eye stalks pull
+    // sideways): it overrules the format's +Y only where the feet do not stand on a floor
+    // across it.
+    let on_floor = |axis: Axis| feet_on_floor(skeleton, &positions, axis);
+    if up != Axis::PosY && on_floor(Axis::PosY) >= 2.0 && on_floor(Axis::PosY) > on_floor(up) {
+        let (stance, stance_from_motion) = match frames.into_iter().next() {
+            Some(first) => (first, true),
+            None => (rest, false),
+        };
+        return Some(UpReading {
+            up: Axis::PosY,
+            evidence: UpEvidence::FeetOnFloor {
+                feet: on_floor(Axis::PosY),
+            },
+            stance,
+            stance_from_motion,
+            rest_says: None,
+            runner_up: Some(up),
+        });
+    }
     // A rest pose whose limbs do not hang as the motion's do (a creature laid along +X, or
     // every bone on one line) is read standing, at the motion's first frame.
     let rest_down = limbs_hang(skeleton, std::slice::from_ref(&rest_positions)).map(|h| h.0);
@@ -138,6 +207,7 @@ pub fn read_up(
         stance,
         stance_from_motion,
         rest_says,
+        runner_up: (up != Axis::PosY).then_some(Axis::PosY).or(rest_says),
     })
 }
 
@@ -160,6 +230,40 @@ fn head_over_feet(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<Ax
     }
     let v = positions[head] - feet.iter().sum::<Vec3>() / feet.len() as f32;
     (v.length_squared() > 0.0).then(|| Axis::dominant(v))
+}
+
+/// How many leaf joints, on average over the frames, lie within 4 % of the figure's size of
+/// its lowest point along `up`: feet standing on a floor share that level, where a trunk's
+/// or a tail's tip along another axis stands alone.
+fn feet_on_floor(skeleton: &Skeleton, frames: &[Vec<Vec3>], up: Axis) -> f32 {
+    let leaves: Vec<usize> = (0..skeleton.len())
+        .filter(|&j| skeleton.children(j).next().is_none())
+        .collect();
+    if leaves.is_empty() || frames.is_empty() {
+        return 0.0;
+    }
+    let dir = up.vector();
+    let mut total = 0usize;
+    for positions in frames {
+        // The leaves' lowest, not every joint's: a root may sit at the origin, below the feet.
+        let (lo, hi) = (leaves.iter()).map(|&j| positions[j].dot(dir)).fold(
+            (f32::INFINITY, f32::NEG_INFINITY),
+            |(lo, hi), d| (lo.min(d), hi.max(d)),
+        );
+        let (min, max) = (positions.iter()).fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(a, b), p| (a.min(*p), b.max(*p)),
+        );
+        let size = (max - min).length().max(hi - lo);
+        let low = (leaves.iter())
+            .filter(|&&j| positions[j].dot(dir) - lo <= 0.04 * size)
+            .count();
+        // Every leaf on one level is a figure flat across `up`, not feet on a floor.
+        if low * 4 <= leaves.len() * 3 {
+            total += low;
+        }
+    }
+    total as f32 / frames.len() as f32
 }
 
 /// Up to `SAMPLES` poses evenly spaced over the clip, its first frame included.

@@ -261,6 +261,23 @@ pub struct Asset {
     pub warnings: Vec<String>,
     /// The weights it can play (morph targets, expressions), by name.
     pub curve_targets: Vec<CurveTarget>,
+    /// Why the unit and up axis were read as they were, where the file did not say.
+    pub readings: Readings,
+}
+
+/// A reading the file did not declare: the evidence, in words, and what came next.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reading {
+    pub evidence: String,
+    /// The reading that would have been taken next (a unit's or axis's name).
+    pub runner_up: Option<String>,
+}
+
+/// The readings of a file whose format leaves them open (a BVH's unit and up axis).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Readings {
+    pub unit: Option<Reading>,
+    pub up: Option<Reading>,
 }
 
 impl Asset {

@@ -176,10 +176,39 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         // A BVH is Y-up unless its motion says otherwise: say when it does, and why.
         warnings.push(format!("{} (a BVH's default is +Y)", r.describe()));
     }
-    let height = height_along(&skeleton, &stance, up);
-    let (unit, unit_source) = match options.unit {
-        Some(u) => (u, Provenance::Override),
-        None => (Unit::guess_from_height(height), Provenance::Detected),
+    let mut readings = crate::asset::Readings {
+        unit: None,
+        up: reading.as_ref().map(|r| crate::asset::Reading {
+            evidence: r.describe(),
+            runner_up: r.runner_up.map(|a| a.name().to_owned()),
+        }),
+    };
+    // The body's length along its bones, foot to head, does not depend on the pose or the
+    // way up; a figure without labelled feet and head is measured standing.
+    let by_path = retarget_core::units::body_path(&skeleton, &labels).map(Unit::from_body_path);
+    let (unit, unit_source) = match (options.unit, by_path) {
+        (Some(u), _) => (u, Provenance::Override),
+        (None, Some(r)) => {
+            let unit = r.unit;
+            readings.unit = Some(crate::asset::Reading {
+                evidence: r.evidence,
+                runner_up: r.runner_up.map(|u| u.name().to_owned()),
+            });
+            (unit, Provenance::Detected)
+        }
+        (None, None) => {
+            let height = height_along(&skeleton, &stance, up);
+            let unit = Unit::guess_from_height(height);
+            readings.unit = Some(crate::asset::Reading {
+                evidence: format!(
+                    "no labelled feet and head: {height:.3} file units tall standing, {:.2} m in {}",
+                    height * unit.metres(),
+                    unit.name()
+                ),
+                runner_up: None,
+            });
+            (unit, Provenance::Detected)
+        }
     };
     let turn = Quat::from_rotation_arc(up.vector(), Vec3::Y);
     skeleton.set_container(Mat4::from_scale_rotation_translation(
@@ -201,6 +230,7 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
         up_source,
         warnings,
         curve_targets: Vec::new(),
+        readings,
     })
 }
 

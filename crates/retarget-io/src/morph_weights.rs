@@ -195,6 +195,7 @@ mod tests {
             up_source: Provenance::Declared,
             warnings: Vec::new(),
             curve_targets,
+            readings: Default::default(),
         }
     }
 

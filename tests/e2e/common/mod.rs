@@ -70,6 +70,7 @@ pub const GLTF_ASSETS: &[&str] = &[
     "vrm/three-vrm_test.vrma",
 ];
 
+pub mod corpus;
 pub mod creature_set;
 pub mod editor;
 pub mod file_variants;

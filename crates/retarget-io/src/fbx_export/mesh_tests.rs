@@ -221,6 +221,7 @@ fn odd_asset(primitives: Vec<MeshPrimitive>) -> Asset {
         up_source: Provenance::Assumed,
         warnings: Vec::new(),
         curve_targets: Vec::new(),
+        readings: Default::default(),
     }
 }
 

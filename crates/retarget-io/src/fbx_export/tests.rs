@@ -112,6 +112,7 @@ fn spinning(container: Mat4) -> (Asset, Clip) {
         up_source: crate::Provenance::Declared,
         warnings: Vec::new(),
         curve_targets: Vec::new(),
+        readings: Default::default(),
     };
     (asset, clip)
 }

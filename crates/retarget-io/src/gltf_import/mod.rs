@@ -144,6 +144,7 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         up_source: Provenance::Declared,
         warnings,
         curve_targets,
+        readings: Default::default(),
     })
 }
 
