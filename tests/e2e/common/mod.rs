@@ -46,6 +46,20 @@ pub fn walk_onto(target: &str) -> retarget_studio::session::Session {
     .unwrap_or_else(|e| panic!("02_01 onto {target}: {e}"))
 }
 
+/// A file of the shared corpus of real files (`../shared/corpus`, never copied into the
+/// repository), or `None`, saying so, when the corpus is absent.
+pub fn corpus_path(rel: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipped: the corpus file {} is absent", path.display());
+        None
+    }
+}
+
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
     retarget_studio::io::load(&path, &ImportOptions::default())

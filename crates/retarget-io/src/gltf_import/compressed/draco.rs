@@ -131,8 +131,8 @@ fn zero_fill(root: &mut Root, (m, p): (usize, usize), buffer: usize, out: &mut O
 }
 
 /// Takes the primitives that did not decode out of their meshes (last first, so that the
-/// indices still hold), and a mesh left with none off the nodes that draw it; one warning
-/// per primitive.
+/// indices still hold), and a mesh left with none (and its skin) off the nodes that draw
+/// it; one warning per primitive.
 fn leave_out(root: &mut Root, failed: &[(usize, usize, String)]) -> Vec<String> {
     let mut warnings = Vec::new();
     for (m, p, reason) in failed.iter().rev() {
@@ -153,7 +153,9 @@ fn leave_out(root: &mut Root, failed: &[(usize, usize, String)]) -> Vec<String> 
         .collect();
     for node in &mut root.nodes {
         if node.mesh.is_some_and(|m| emptied.contains(&m.value())) {
+            // A skin needs a mesh to deform; the skeleton is read from the skin itself.
             node.mesh = None;
+            node.skin = None;
             node.weights = None;
         }
     }
