@@ -5,6 +5,19 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// A file of the corpus, or `None`, saying so, when the corpus is absent.
+pub fn corpus_path(rel: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipped: the corpus file {} is absent", path.display());
+        None
+    }
+}
+
 /// The corpus folder, or `None` (with a line saying the test is skipped) when it is absent.
 pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");

@@ -46,6 +46,7 @@ pub fn walk_onto(target: &str) -> retarget_studio::session::Session {
     .unwrap_or_else(|e| panic!("02_01 onto {target}: {e}"))
 }
 
+
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
     retarget_studio::io::load(&path, &ImportOptions::default())
@@ -71,6 +72,7 @@ pub const GLTF_ASSETS: &[&str] = &[
 ];
 
 pub mod corpus;
+pub use corpus::corpus_path;
 pub mod creature_set;
 pub mod editor;
 pub mod file_variants;

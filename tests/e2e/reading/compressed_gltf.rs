@@ -3,7 +3,7 @@
 //! decoded meshes, kept on export, and errors that name the extension.
 
 use crate::common::file_variants::glb::Glb;
-use crate::common::{asset_path, cli_ok, load, load_err_bytes};
+use crate::common::{asset_path, cli_ok, load};
 use glam::{Mat4, Vec3};
 use retarget_studio::core::Pose;
 use retarget_studio::io::{Asset, SkinnedMesh};
@@ -162,29 +162,56 @@ fn a_meshopt_avatar_reads_bind_matrices_and_meshes_and_skips_webp_textures() {
     assert!(worst < 0.01, "bind and rest differ by {worst} m");
 }
 
+/// `bytes` read as a file named `name`.
+fn load_bytes(name: &str, bytes: &[u8]) -> retarget_studio::io::Asset {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    retarget_studio::io::load(&path, &Default::default())
+        .unwrap_or_else(|e| panic!("{name} should load: {e}"))
+}
+
 #[test]
-fn damaged_draco_data_is_an_error_naming_the_extension() {
-    let mut g = Glb::parse(&std::fs::read(asset_path(DRACO)).unwrap());
+fn damaged_draco_data_leaves_its_primitive_out_with_a_warning_naming_the_extension() {
+    let bytes = std::fs::read(asset_path(DRACO)).unwrap();
+    let whole = load_bytes("astronaut.glb", &bytes);
+    let mut g = Glb::parse(&bytes);
     let ext = &g.json["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"];
     let view = &g.json["bufferViews"][ext["bufferView"].as_u64().unwrap() as usize];
     let at = view["byteOffset"].as_u64().unwrap_or(0) as usize;
     let len = view["byteLength"].as_u64().unwrap() as usize;
     g.bin[at..at + len].fill(0x5a);
-    let e = load_err_bytes("astronaut.glb", &g.to_bytes()).to_string();
-    assert!(e.contains("KHR_draco_mesh_compression"), "{e}");
+    let read = load_bytes("astronaut.glb", &g.to_bytes());
+    let said = read.warnings.join("\n");
     assert!(
-        e.contains("astronaut.glb") && e.contains("mesh 0, primitive 0"),
-        "{e}"
+        said.contains("KHR_draco_mesh_compression") && said.contains("primitive 0 left out"),
+        "{said}"
     );
+    assert_eq!(read.skeletons[0].names(), whole.skeletons[0].names());
+    assert_eq!(read.clips.len(), whole.clips.len());
+    let primitives = |a: &retarget_studio::io::Asset| -> usize {
+        a.meshes.iter().map(|m| m.primitives.len()).sum()
+    };
+    assert!(primitives(&read) < primitives(&whole));
 }
 
 #[test]
-fn an_extension_the_reader_lacks_is_named_in_the_error() {
-    let mut g = Glb::parse(&std::fs::read(asset_path("gltf/RobotExpressive.glb")).unwrap());
+fn an_extension_the_reader_lacks_is_named_in_a_warning_and_the_rest_read() {
+    let bytes = std::fs::read(asset_path("gltf/RobotExpressive.glb")).unwrap();
+    let whole = load_bytes("robot.glb", &bytes);
+    let mut g = Glb::parse(&bytes);
     g.json["extensionsUsed"] = serde_json::json!(["EXT_made_up_compression"]);
     g.json["extensionsRequired"] = serde_json::json!(["EXT_made_up_compression"]);
-    let e = load_err_bytes("robot.glb", &g.to_bytes()).to_string();
-    assert!(e.contains("EXT_made_up_compression"), "{e}");
+    let read = load_bytes("robot.glb", &g.to_bytes());
+    assert!(
+        read.warnings
+            .iter()
+            .any(|w| w.contains("EXT_made_up_compression") && w.contains("does not decode")),
+        "{:?}",
+        read.warnings
+    );
+    assert_eq!(read.skeletons[0].len(), whole.skeletons[0].len());
+    assert_eq!(read.clips.len(), whole.clips.len());
 }
 
 /// A retarget onto each compressed character writes it uncompressed with all its meshes.

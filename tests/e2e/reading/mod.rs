@@ -1,6 +1,7 @@
 mod bad_input;
 mod bvh_import;
 mod compressed_gltf;
+mod corpus_files;
 mod corpus_readings;
 mod fbx_import;
 mod file_variants;

@@ -29,6 +29,11 @@ pub(super) fn parse(bytes: &[u8]) -> Result<ufbx::SceneRoot, Problem> {
         target_unit_meters: 1.0,
         space_conversion: ufbx::SpaceConversion::TransformRoot,
         generate_missing_normals: true,
+        // Maya's segment scale compensate (a joint that ignores its parent's scale): ufbx
+        // scales such a child back by its parent's scale, so that plain parent × local
+        // composition (the skeleton's) puts it where the file does. A HumanIK rig scales
+        // every joint by 0.01 this way: composed plainly, the scales multiply to nothing.
+        inherit_mode_handling: ufbx::InheritModeHandling::CompensateNoFallback,
         // The skeleton walks each joint's path to the root: a bounded depth keeps that linear
         // in the file's size (real rigs are tens of joints deep).
         node_depth_limit: NODE_DEPTH_LIMIT,

@@ -188,6 +188,7 @@ pub(super) fn build(
     let links = bind_links(scene);
     let mut defs = Vec::with_capacity(ordered.len());
     let mut bind_worlds: Vec<Mat4> = Vec::with_capacity(ordered.len());
+    let mut singular = Vec::new();
     for &n in &ordered {
         let node = &scene.nodes[n];
         let parent = parent_index(node).and_then(|p| joint_of_node.get(&p).copied());
@@ -207,20 +208,23 @@ pub(super) fn build(
                 reason: "it comes before its parent in the hierarchy".into(),
             })?,
         };
-        let bind_world = links
-            .get(&n)
-            .copied()
-            .unwrap_or_else(|| parent_bind * rest.to_mat4());
-        let inverse_parent = invert(parent_bind).ok_or_else(|| Problem::BadData {
-            what: format!("joint '{}'", node.element.name),
-            reason: "its parent's bind matrix cannot be inverted (zero scale)".into(),
-        })?;
+        let (bind, bind_world) = match links.get(&n) {
+            Some(&link) => joint_bind(node, parent_bind, link, rest, &mut singular),
+            None => joint_bind(
+                node,
+                parent_bind,
+                parent_bind * rest.to_mat4(),
+                rest,
+                &mut singular,
+            ),
+        };
         bind_worlds.push(bind_world);
         defs.push(JointDef {
-            bind: Transform::from_mat4(inverse_parent * bind_world),
+            bind,
             ..JointDef::new(node.element.name.to_string(), parent, rest)
         });
     }
+    note_singular_binds(&singular, warnings);
     if seeds.len() < ordered.len() || how.contains("no skin") {
         warnings.push(format!(
             "skeleton from {how}: {} joint(s), {} of them decided by that and the rest \
@@ -240,6 +244,43 @@ pub(super) fn build(
         joint_of_node,
         bind_worlds,
     })
+}
+
+/// A joint's bind relative to its parent's and its bind world matrix. When either bind
+/// matrix cannot be inverted (zero scale), the joint binds at its `rest` (and is listed in
+/// `singular`), and the joints below bind relative to where its rest puts it.
+fn joint_bind(
+    node: &ufbx::Node,
+    parent_bind: Mat4,
+    bind_world: Mat4,
+    rest: Transform,
+    singular: &mut Vec<String>,
+) -> (Transform, Mat4) {
+    let relative = invert(bind_world)
+        .and(invert(parent_bind))
+        .map(|inverse_parent| Transform::from_mat4(inverse_parent * bind_world))
+        .filter(Transform::is_finite);
+    if let Some(bind) = relative {
+        return (bind, bind_world);
+    }
+    singular.push(node.element.name.to_string());
+    let world = Some(parent_bind * rest.to_mat4())
+        .filter(|m| invert(*m).is_some())
+        .unwrap_or_else(|| mat4(&node.node_to_world));
+    (rest, world)
+}
+
+/// Joints whose bind matrix or parent's has no inverse (a zero scale): their bind relative
+/// to the parent cannot be read, so they bind at their rest.
+fn note_singular_binds(joints: &[String], warnings: &mut Vec<String>) {
+    if let Some(first) = joints.first() {
+        warnings.push(format!(
+            "{} joint(s) whose bind matrix or parent's cannot be inverted (zero scale): \
+             '{first}'{}; they bind at their rest pose",
+            joints.len(),
+            if joints.len() > 1 { ", …" } else { "" }
+        ));
+    }
 }
 
 fn note_leaf_markers(

@@ -176,3 +176,25 @@ fn blend_shapes_become_morph_targets_and_their_weights_curves() {
     assert_eq!(idle.curves().len(), 3);
     assert!(idle.curves().iter().all(|c| c.track.values().len() == 81));
 }
+
+#[test]
+fn a_bind_matrix_with_zero_scale_binds_its_joints_at_rest_with_a_warning() {
+    let text = std::fs::read_to_string(bundled("maya2019_sausage_no_bindpose_7500_ascii.fbx"))
+        .expect("bundled sausage");
+    // The middle joint's cluster bound at zero scale: its matrix has no inverse.
+    let link = "a: 6.12323399573677e-17,1,0,0,-1,6.12323399573677e-17,0,0,0,-0,1,0,-0,1,0,1";
+    assert_eq!(text.matches(link).count(), 1);
+    let zero = text.replace(link, "a: 0,0,0,0,0,0,0,0,0,0,0,0,-0,1,0,1");
+    let asset = import_fbx_bytes(std::path::Path::new("zero.fbx"), zero.as_bytes())
+        .expect("read despite the zero-scale bind");
+    let skeleton = &asset.skeletons[0];
+    assert_eq!(skeleton.len(), 4);
+    assert!(
+        skeleton
+            .bind()
+            .iter()
+            .all(retarget_core::Transform::is_finite)
+    );
+    let said = asset.warnings.join("\n");
+    assert!(said.contains("cannot be inverted (zero scale)"), "{said}");
+}

@@ -44,19 +44,14 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         validate::check_container(bytes)?;
     }
     validate::check_numbers(validate::json_text(bytes))?;
-    // Without the crate's validation: `check_document` runs it, after what it would
-    // index unchecked.
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| match e {
-        gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
-        other => Problem::NotGltf(other.to_string()),
-    })?;
-    let (doc, buffers, quantized, draco_morphs) = open(gltf, path.parent())?;
+    let gltf = parse(bytes, is_glb)?;
+    let mut warnings = Vec::new();
+    let (doc, buffers, quantized, draco_morphs) = open(gltf, path.parent(), &mut warnings)?;
     let doc = &doc;
     validate::check_ranges(doc, &buffers)?;
     let h = Hierarchy::new(doc)?;
     let table = vrm::humanoid_table(doc);
     let humanoid = table.as_ref().map(|t| t.bones.clone()).unwrap_or_default();
-    let mut warnings = Vec::new();
     if let Some(t) = &table
         && !t.unknown.is_empty()
     {
@@ -148,6 +143,48 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     })
 }
 
+/// The document and its GLB blob, without the crate's validation: `check_document` runs it,
+/// after what it would index unchecked. glTF lets a scene leave out its `nodes` (an empty
+/// scene: Blender writes one for an empty collection); the crate's schema wants the list, so
+/// such a scene is given an empty one.
+pub(crate) fn parse(bytes: &[u8], is_glb: bool) -> Result<gltf::Gltf, Problem> {
+    let words = |e: gltf::Error| match e {
+        gltf::Error::Binary(b) => Problem::CorruptGlb(binary_words(&b)),
+        other => Problem::NotGltf(other.to_string()),
+    };
+    let Some(json) = scenes_listing_nodes(validate::json_text(bytes)) else {
+        return gltf::Gltf::from_slice_without_validation(bytes).map_err(words);
+    };
+    let root: gltf::json::Root =
+        serde_json::from_value(json).map_err(|e| Problem::NotGltf(e.to_string()))?;
+    let blob = match is_glb {
+        true => gltf::binary::Glb::from_slice(bytes)
+            .map_err(words)?
+            .bin
+            .map(std::borrow::Cow::into_owned),
+        false => None,
+    };
+    Ok(gltf::Gltf {
+        document: gltf::Document::from_json_without_validation(root),
+        blob,
+    })
+}
+
+/// The document's JSON with an empty `nodes` list in every scene that has none, or `None`
+/// when no scene lacks one (or the text is not JSON: the crate's parse says why).
+fn scenes_listing_nodes(json: &[u8]) -> Option<serde_json::Value> {
+    let mut value: serde_json::Value = serde_json::from_slice(json).ok()?;
+    let scenes = value.get_mut("scenes")?.as_array_mut()?;
+    let mut filled = false;
+    for scene in scenes.iter_mut().filter_map(|s| s.as_object_mut()) {
+        if !scene.contains_key("nodes") {
+            scene.insert("nodes".into(), serde_json::Value::Array(Vec::new()));
+            filled = true;
+        }
+    }
+    filled.then_some(value)
+}
+
 /// The nodes whose morph targets `weights` channels animate, and a VRM Animation's
 /// expression nodes.
 fn curve_sources(doc: &gltf::Document, bindings: &HashMap<usize, Binding>) -> clips::CurveSources {
@@ -198,8 +235,13 @@ fn curve_targets(
 /// The document checked, its buffers, the accessors turned from quantized integers into
 /// floats, and the meshes with Draco-compressed morph targets. A compressed one is decoded first (its accessors have no data until then)
 /// and checked as the plain file it becomes.
-fn open(gltf: gltf::Gltf, base: Option<&Path>) -> Result<Opened, Problem> {
+fn open(
+    gltf: gltf::Gltf,
+    base: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Opened, Problem> {
     let gltf::Gltf { document, blob } = gltf;
+    let document = without_unknown_required(document, warnings);
     if !compressed::applies(document.as_json()) {
         validate::check_document(document.as_json())?;
         validate::check_semantics(&document)?;
@@ -212,12 +254,56 @@ fn open(gltf: gltf::Gltf, base: Option<&Path>) -> Result<Opened, Problem> {
     let draco_morphs = compressed::draco_morph_meshes(document.as_json());
     let mut buffers = compressed::load_buffers(&document, base, blob)?;
     let mut root = document.into_json();
-    compressed::decode(&mut root, &mut buffers)?;
+    warnings.extend(compressed::decode(&mut root, &mut buffers)?);
     let quantized = compressed::prepare_for_reading(&mut root, &mut buffers)?;
     let document = gltf::Document::from_json_without_validation(root);
     validate::check_document(document.as_json())?;
     validate::check_semantics(&document)?;
     Ok((document, buffers, quantized, draco_morphs))
+}
+
+/// The document with the extensions it requires but this reader cannot decode (a KTX2
+/// texture's `KHR_texture_basisu`, a vendor's mesh format) no longer required, and a
+/// warning naming them: the skeleton, skin and animations do not depend on them, and what
+/// they carry is left out where it is read (a texture not drawn, a primitive skipped).
+pub(crate) fn without_unknown_required(
+    document: gltf::Document,
+    warnings: &mut Vec<String>,
+) -> gltf::Document {
+    let decoded = |e: &String| {
+        gltf::json::extensions::ENABLED_EXTENSIONS.contains(&e.as_str())
+            || compressed::HANDLED.contains(&e.as_str())
+    };
+    let unknown: Vec<String> = (document.as_json().extensions_required.iter())
+        .filter(|e| !decoded(e))
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        return document;
+    }
+    warnings.push(format!(
+        "the file requires {} that this reader does not decode: read without {}; what \
+         depends on {} is left out",
+        unknown.join(", "),
+        if unknown.len() > 1 { "them" } else { "it" },
+        if unknown.len() > 1 { "them" } else { "it" },
+    ));
+    let mut root = document.into_json();
+    root.extensions_required.retain(|e| !unknown.contains(e));
+    // A texture whose only image is in such an extension is pointed at that image, which
+    // the texture reader then leaves out with a warning (it reads PNG and JPEG).
+    for texture in &mut root.textures {
+        let image = (texture.extensions.as_ref())
+            .and_then(|e| unknown.iter().find_map(|name| e.others.get(name)))
+            .and_then(|x| x.get("source")?.as_u64())
+            .and_then(|i| u32::try_from(i).ok());
+        if texture.source.value() == u32::MAX as usize
+            && let Some(image) = image
+        {
+            texture.source = gltf::json::Index::new(image);
+        }
+    }
+    gltf::Document::from_json_without_validation(root)
 }
 
 /// What [`open`] gives: the document, its buffers, the accessors dequantized, and the meshes
@@ -466,3 +552,5 @@ fn buffer_words(e: &gltf::Error) -> String {
 
 #[cfg(test)]
 mod curve_tests;
+#[cfg(test)]
+mod partial_tests;

@@ -2,7 +2,7 @@
 //! `draco-core` into a new buffer, and the primitive's accessors (which carry no data of
 //! their own) are pointed at it, in the types they declare.
 
-use super::{DRACO, fail};
+use super::DRACO;
 use crate::error::Problem;
 use draco_core::{DataType, DecodeLimits, DecoderBuffer, FaceIndex, Mesh, MeshDecoder, PointIndex};
 use gltf::json::accessor::{ComponentType, GenericComponentType};
@@ -46,13 +46,15 @@ impl Out {
 }
 
 /// Decodes every Draco primitive, takes the extension off it, and adds one buffer with
-/// what was decoded.
+/// what was decoded. A primitive whose data does not decode is left out of its mesh, with
+/// a warning (given back): the skeleton, the skin and the other primitives are still read.
 pub(super) fn decode_primitives(
     root: &mut Root,
     buffers: &mut Vec<gltf::buffer::Data>,
-) -> Result<(), Problem> {
+) -> Result<Vec<String>, Problem> {
     let buffer = root.buffers.len();
     let mut out = Out::default();
+    let mut failed = Vec::new();
     for m in 0..root.meshes.len() {
         for p in 0..root.meshes[m].primitives.len() {
             let prim = &mut root.meshes[m].primitives[p];
@@ -70,11 +72,15 @@ pub(super) fn decode_primitives(
             {
                 prim.extensions = None;
             }
-            let what = format!("mesh {m}, primitive {p}");
-            decode_primitive(root, buffers, (m, p), &ext, buffer, &mut out)
-                .map_err(|reason| fail(DRACO, &what, reason))?;
+            if let Err(reason) = decode_primitive(root, buffers, (m, p), &ext, buffer, &mut out) {
+                failed.push((m, p, reason));
+            }
         }
     }
+    for (m, p, _) in &failed {
+        zero_fill(root, (*m, *p), buffer, &mut out);
+    }
+    let warnings = leave_out(root, &failed);
     if !out.views.is_empty() {
         root.buffers.push(json::Buffer {
             byte_length: USize64::from(out.bytes.len()),
@@ -86,7 +92,74 @@ pub(super) fn decode_primitives(
         buffers.push(gltf::buffer::Data(out.bytes));
         root.buffer_views.extend(out.views);
     }
-    Ok(())
+    Ok(warnings)
+}
+
+/// Points the accessors of a primitive that did not decode, which have no data of their
+/// own, at zeros, so that the document stays valid once the primitive is left out (another
+/// primitive may share them).
+fn zero_fill(root: &mut Root, (m, p): (usize, usize), buffer: usize, out: &mut Out) {
+    let prim = &root.meshes[m].primitives[p];
+    let targets = prim.targets.iter().flatten();
+    let accessors: Vec<usize> = (prim.attributes.values().copied())
+        .chain(prim.indices)
+        .chain(
+            targets
+                .flat_map(|t| [t.positions, t.normals, t.tangents])
+                .flatten(),
+        )
+        .map(|a| a.value())
+        .collect();
+    let views_before = root.buffer_views.len();
+    for a in accessors {
+        let Some(acc) = root.accessors.get_mut(a) else {
+            continue;
+        };
+        if acc.buffer_view.is_some() {
+            continue;
+        }
+        let element = match (&acc.component_type, &acc.type_) {
+            (Checked::Valid(c), Checked::Valid(t)) => c.0.size() * t.multiplicity(),
+            _ => 4,
+        };
+        let len = (acc.count.0 as usize).saturating_mul(element);
+        if len as u64 > MAX_DECODED_BYTES {
+            continue;
+        }
+        point_at(acc, out.push(views_before, buffer, &vec![0; len]));
+    }
+}
+
+/// Takes the primitives that did not decode out of their meshes (last first, so that the
+/// indices still hold), and a mesh left with none (and its skin) off the nodes that draw
+/// it; one warning per primitive.
+fn leave_out(root: &mut Root, failed: &[(usize, usize, String)]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (m, p, reason) in failed.iter().rev() {
+        root.meshes[*m].primitives.remove(*p);
+        let name = root.meshes[*m]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("mesh {m}"));
+        warnings.push(format!(
+            "{DRACO}: '{name}', primitive {p} left out: {reason}"
+        ));
+    }
+    warnings.reverse();
+    let emptied: HashSet<usize> = failed
+        .iter()
+        .map(|f| f.0)
+        .filter(|&m| root.meshes[m].primitives.is_empty())
+        .collect();
+    for node in &mut root.nodes {
+        if node.mesh.is_some_and(|m| emptied.contains(&m.value())) {
+            // A skin needs a mesh to deform; the skeleton is read from the skin itself.
+            node.mesh = None;
+            node.skin = None;
+            node.weights = None;
+        }
+    }
+    warnings
 }
 
 fn decode_primitive(

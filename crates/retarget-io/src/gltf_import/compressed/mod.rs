@@ -4,7 +4,7 @@
 //! data uncompressed), see an ordinary document. For reading only, quantized attributes
 //! (`KHR_mesh_quantization`) become floats, and a WebP-only texture (`EXT_texture_webp`),
 //! which nothing here decodes, is pointed at its image so that the mesh is drawn without
-//! it, with a warning.
+//! it, with a warning. A Draco primitive that does not decode is left out, with a warning.
 
 mod draco;
 mod meshopt;
@@ -50,12 +50,15 @@ pub(crate) fn draco_morph_meshes(root: &Root) -> HashSet<usize> {
         .collect()
 }
 
+/// The extensions this module handles.
+pub(crate) const HANDLED: [&str; 4] = [MESHOPT, DRACO, QUANTIZATION, WEBP];
+
 /// Whether the document uses an extension this module handles.
 pub(crate) fn applies(root: &Root) -> bool {
     root.extensions_used
         .iter()
         .chain(&root.extensions_required)
-        .any(|e| [MESHOPT, DRACO, QUANTIZATION, WEBP].contains(&e.as_str()))
+        .any(|e| HANDLED.contains(&e.as_str()))
 }
 
 fn is_fallback(buffer: &json::Buffer) -> bool {
@@ -105,13 +108,14 @@ pub(crate) fn load_buffers(
 }
 
 /// Decodes every meshopt view and Draco primitive in place and drops both extensions from
-/// the document, buffers included: what is left is plain glTF.
+/// the document, buffers included: what is left is plain glTF. Gives back a warning for
+/// each Draco primitive left out because it does not decode.
 pub(crate) fn decode(
     root: &mut Root,
     buffers: &mut Vec<gltf::buffer::Data>,
-) -> Result<(), Problem> {
+) -> Result<Vec<String>, Problem> {
     meshopt::decode_views(root, buffers)?;
-    draco::decode_primitives(root, buffers)?;
+    let warnings = draco::decode_primitives(root, buffers)?;
     for buffer in &mut root.buffers {
         if let Some(e) = buffer.extensions.as_mut() {
             e.others.remove(MESHOPT);
@@ -123,7 +127,7 @@ pub(crate) fn decode(
     for list in [&mut root.extensions_used, &mut root.extensions_required] {
         list.retain(|e| e != MESHOPT && e != DRACO);
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// The file as the exporter re-reads it (after the importer accepted it): a compressed one
@@ -132,15 +136,18 @@ pub(crate) fn open_plain(
     bytes: &[u8],
     base: Option<&Path>,
 ) -> Result<(gltf::Document, Vec<gltf::buffer::Data>), String> {
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
-    if !applies(gltf.document.as_json()) {
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
-        let buffers = gltf::import_buffers(&gltf.document, base, gltf.blob)
+    // As the importer parses it: scenes without nodes filled in, and the extensions it
+    // cannot decode no longer required (it checked the rest).
+    let is_glb = bytes.starts_with(b"glTF");
+    let gltf = super::parse(bytes, is_glb).map_err(|e| e.to_string())?;
+    let document = super::without_unknown_required(gltf.document, &mut Vec::new());
+    if !applies(document.as_json()) {
+        let buffers = gltf::import_buffers(&document, base, gltf.blob)
             .map_err(|e| format!("cannot load its buffers: {e}"))?;
-        return Ok((gltf.document, buffers));
+        return Ok((document, buffers));
     }
-    let mut buffers = load_buffers(&gltf.document, base, gltf.blob).map_err(|e| e.to_string())?;
-    let mut root = gltf.document.into_json();
+    let mut buffers = load_buffers(&document, base, gltf.blob).map_err(|e| e.to_string())?;
+    let mut root = document.into_json();
     decode(&mut root, &mut buffers).map_err(|e| e.to_string())?;
     Ok((gltf::Document::from_json_without_validation(root), buffers))
 }

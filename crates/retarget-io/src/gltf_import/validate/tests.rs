@@ -238,14 +238,25 @@ fn images_the_crate_would_unwrap_are_refused() {
     );
 }
 
+/// Two joints under a skin without inverse bind matrices (identity), in scene 1 of two:
+/// scene 0 leaves out its `nodes`, as glTF allows for an empty scene.
+const EMPTY_FIRST_SCENE: &str = r#"{"asset": {"version": "2.0"}, "scene": 1,
+    "scenes": [{"name": "Face"}, {"name": "Scene", "nodes": [0]}],
+    "nodes": [{"name": "hips", "children": [1]}, {"name": "spine", "translation": [0, 1, 0]}],
+    "skins": [{"joints": [0, 1]}]}"#;
+
 #[test]
-fn a_scene_must_list_a_node() {
-    let e = check_document(&root(
-        r#"{"asset": {"version": "2.0"}, "scenes": [{"nodes": []}]}"#,
-    ))
-    .unwrap_err();
-    assert!(
-        e.to_string().contains("scene 0: its node list is empty"),
-        "{e}"
-    );
+fn a_scene_without_nodes_is_an_empty_scene_and_the_rest_is_read() {
+    let path = std::path::Path::new("empty_first_scene.glb");
+    for bytes in [
+        EMPTY_FIRST_SCENE.as_bytes().to_vec(),
+        glb(EMPTY_FIRST_SCENE, &[]),
+    ] {
+        let asset = crate::gltf_import::import_gltf_bytes(path, &bytes).expect("read");
+        assert_eq!(asset.skeletons[0].names(), ["hips", "spine"]);
+    }
+    // An empty list (the schema wants one node at least) is an empty scene too.
+    let listed = EMPTY_FIRST_SCENE.replace(r#"{"name": "Face"}"#, r#"{"nodes": []}"#);
+    let asset = crate::gltf_import::import_gltf_bytes(path, listed.as_bytes()).expect("read");
+    assert_eq!(asset.skeletons[0].len(), 2);
 }
