@@ -43,7 +43,7 @@ impl Side {
     /// Which joints the skin deforms with, where its weights say (`core::deform`).
     pub fn deforming(&self) -> Option<Vec<bool>> {
         let weights = self.asset.joint_weights(self.skeleton_index)?;
-        crate::core::deform::deforming(self.skeleton().parents(), &weights)
+        crate::core::profile::body_mask(self.skeleton(), &weights)
     }
 
     /// The project's chains if it has them, else the automatic ones.

@@ -82,7 +82,7 @@ pub fn auto_label_deforming(
     if skeleton.is_empty() {
         return labels;
     }
-    let mut keep = weights.and_then(|w| crate::deform::deforming(skeleton.parents(), w));
+    let mut keep = weights.and_then(|w| body_mask(skeleton, w));
     // A twist bone inside a limb (`forearm.twist` between the forearm and the hand) is not
     // a body bone: the shape is read as if the limb bone were whole.
     let twists = (0..skeleton.len()).filter(|&j| {
@@ -113,6 +113,28 @@ pub fn auto_label_deforming(
     }
     crate::hands::label_fingers(skeleton, &finger_positions, &mut labels);
     labels
+}
+
+/// The joints the skin deforms with (`core::deform::deforming`), where the names agree that
+/// they are the body (`skin_covers_named_limbs`); `None` where the weights say nothing.
+pub fn body_mask(skeleton: &Skeleton, weights: &[f32]) -> Option<Vec<bool>> {
+    crate::deform::deforming(skeleton.parents(), weights)
+        .filter(|k| skin_covers_named_limbs(skeleton, k))
+}
+
+/// Whether a deform mask keeps a limb its names give. A skin that leaves out every joint
+/// named as an upper arm, forearm, thigh or shin while the names give some (Unity's Starter
+/// Assets armature weights only its chest, neck and head) says nothing of which joints are
+/// the body: the mask would call every limb a helper, so it is not taken.
+fn skin_covers_named_limbs(skeleton: &Skeleton, keep: &[bool]) -> bool {
+    let limb = |j: &usize| {
+        matches!(
+            names::read_name(&skeleton.names()[*j]).part,
+            Some(Part::UpperArm | Part::LowerArm | Part::UpperLeg | Part::LowerLeg)
+        )
+    };
+    let named: Vec<usize> = (0..skeleton.len()).filter(limb).collect();
+    named.is_empty() || named.iter().any(|&j| keep[j])
 }
 
 /// Fingers, toes, eyes and the jaw: bones a rig may leave without weight (a robot's hand

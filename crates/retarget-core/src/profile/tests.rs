@@ -270,3 +270,37 @@ fn an_unweighted_joint_above_the_body_loses_its_name_to_a_weighted_one() {
     assert_eq!(labels[1], Some(HumanBone::Hips));
     assert_eq!(labels[0], None);
 }
+
+#[test]
+fn a_skin_that_leaves_out_every_named_limb_does_not_make_helpers_of_them() {
+    // Unity's Starter Assets armature: its skin weights only the chest, neck and head, yet
+    // the names give arms and legs; the mask would call every limb a helper.
+    let joint = |name: &str, parent: Option<usize>, at: [f32; 3]| {
+        JointDef::new(name, parent, Transform::from_translation(Vec3::from(at)))
+    };
+    let s = Skeleton::new(
+        "starter",
+        Mat4::IDENTITY,
+        vec![
+            joint("Hips", None, [0.0, 1.0, 0.0]),
+            joint("Left_UpperLeg", Some(0), [0.1, -0.05, 0.0]),
+            joint("Left_LowerLeg", Some(1), [0.0, -0.45, 0.0]),
+            joint("Right_UpperLeg", Some(0), [-0.1, -0.05, 0.0]),
+            joint("Right_LowerLeg", Some(3), [0.0, -0.45, 0.0]),
+            joint("Spine", Some(0), [0.0, 0.15, 0.0]),
+            joint("Chest", Some(5), [0.0, 0.2, 0.0]),
+            joint("Neck", Some(6), [0.0, 0.2, 0.0]),
+            joint("Head", Some(7), [0.0, 0.1, 0.0]),
+        ],
+    )
+    .unwrap();
+    let mut weights = vec![0.0; s.len()];
+    for name in ["Chest", "Neck", "Head"] {
+        weights[s.find(name).unwrap()] = 100.0;
+    }
+    assert_eq!(body_mask(&s, &weights), None);
+    // Weight on one leg too: the skin covers a named limb, and its mask stands.
+    weights[s.find("Left_LowerLeg").unwrap()] = 50.0;
+    let keep = body_mask(&s, &weights).unwrap();
+    assert!(keep[s.find("Left_LowerLeg").unwrap()] && !keep[s.find("Right_LowerLeg").unwrap()]);
+}
