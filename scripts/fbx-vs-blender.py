@@ -13,6 +13,11 @@ times. Every file must agree within TOL (1e-4 of height). Then our writer: the f
 retargeted onto itself (`retarget --source F --target F --clip <stack> --no-plant`, a copy
 of its motion) is written as FBX and as GLB, and Blender's readings of the two must agree
 within TOL (a clip the retarget resamples, the fox's uneven run, is resampled in both).
+Last, blend shapes: a walk retargeted onto each target with morph targets (the bundled
+RobotExpressive and VALID avatar, and, when the shared corpus is there, the Ready Player Me
+avatars whose visemes leave some meshes unmoved) is written as FBX, which Blender must read,
+and its joints must agree within TOL with Blender's reading of the GLB of the same retarget
+(written without meshes, as Blender's glTF importer has no WebP).
 Exit 0 when all agree, 1 otherwise. Python standard library only; run it
 with Debian's /usr/bin/python3 (Blender's numpy breaks under a pyenv python).
 """
@@ -27,7 +32,14 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(ROOT, "..", "shared", "tools"))
 OURS = os.environ.get("RETARGET_STUDIO", os.path.join(ROOT, "target", "debug", "retarget-studio"))
+CORPUS = os.environ.get("SHARED_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
 TOL = 1e-4
+MORPH_TARGETS = [
+    os.path.join(ROOT, "assets", "gltf", "RobotExpressive.glb"),
+    os.path.join(ROOT, "assets", "gltf", "morph", "valid_hispanic_f2_meshopt_65morphs.glb"),
+    os.path.join(CORPUS, "characters", "gltf", "rpm_talkinghead_brunette_tpose_arkit_visemes.glb"),
+    os.path.join(CORPUS, "sets", "gltf", "readyplayer.me_noanim.glb"),
+]
 
 
 def blender_reads(path):
@@ -91,14 +103,40 @@ def written_back(path, tmp):
                            capture_output=True, text=True)
         if r.returncode != 0:
             return False, f"pose-dump of our .{ext} failed: {r.stderr.strip()[-400:]}"
-    with open(dumps["glb"]) as f:
+    good, last = compare_dumps(dumps["glb"], dumps["fbx"])
+    return good, f"our FBX and GLB of stack '{stack}' onto itself: {last}"
+
+
+def compare_dumps(a, b):
+    """pose-compare of two dumps relative to A's height at its first frame."""
+    with open(a) as f:
         ys = [p[0][1] for p in json.load(f)["joints"].values()]
     height = max(max(ys) - min(ys), 1e-9)
-    r = subprocess.run([os.path.join(TOOLS, "pose-compare"), dumps["glb"], dumps["fbx"],
+    r = subprocess.run([os.path.join(TOOLS, "pose-compare"), a, b,
                         "--relative", "--height-a", str(height), "--height-b", str(height),
                         "--tol-max", str(TOL)], capture_output=True, text=True)
     last = (r.stdout.strip().splitlines() or [r.stderr.strip() or "(no output)"])[-1]
-    return r.returncode == 0, f"our FBX and GLB of stack '{stack}' onto itself: {last}"
+    return r.returncode == 0, last
+
+
+def blend_shapes(target, tmp):
+    """Our FBX of a walk onto a target with morph targets, against our GLB of it."""
+    name = os.path.splitext(os.path.basename(target))[0]
+    dumps = {}
+    for ext, extra in (("glb", ["--animation-only"]), ("fbx", [])):
+        out = os.path.join(tmp, f"{name}.shapes.{ext}")
+        r = subprocess.run([OURS, "retarget", "--source",
+                            os.path.join(ROOT, "assets", "bvh", "02_01.bvh"), "--target", target,
+                            *extra, "--quiet", "--out", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, f"retarget to .{ext} failed: {r.stderr.strip()[-400:]}"
+        dumps[ext] = out + ".json"
+        r = subprocess.run([os.path.join(TOOLS, "pose-dump"), out, "-o", dumps[ext]],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, f"pose-dump of our .{ext} failed: {r.stderr.strip()[-400:]}"
+    good, last = compare_dumps(dumps["glb"], dumps["fbx"])
+    return good, f"our FBX and GLB of a walk onto it: {last}"
 
 
 def main():
@@ -121,6 +159,15 @@ def main():
                 checked += 1
                 print(f"{'ok  ' if good else 'FAIL'} {rel} (our FBX of it): {what}")
                 failed += 0 if good else 1
+        for target in MORPH_TARGETS if len(sys.argv) == 1 else []:
+            rel = os.path.relpath(target, ROOT)
+            if not os.path.exists(target):
+                print(f"skip {rel}: not there (the shared corpus is optional)")
+                continue
+            good, what = blend_shapes(target, tmp)
+            checked += 1
+            print(f"{'ok  ' if good else 'FAIL'} {rel} (blend shapes): {what}")
+            failed += 0 if good else 1
     print(f"fbx-vs-blender: {checked - failed} passed, {failed} failed")
     return 1 if failed or checked == 0 else 0
 

@@ -280,16 +280,27 @@ fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
     })
 }
 
-/// Output joints the root motion moves.
+/// Output joints the root motion moves whose bone to the parent may stretch: the joints
+/// the retargeter moves (the map routed to the pelvis, as it runs it), each only where its
+/// parent carries no other joint of the body (`quality::free_joints`).
 fn root_moved(session: &Session, b: &Motion) -> Vec<usize> {
-    use crate::core::TranslationMode::{HipsScaled, InPlace};
-    let names = session.target.skeleton().names();
-    session
-        .map
-        .pairs()
-        .iter()
-        .filter(|p| matches!(p.translation, HipsScaled | InPlace))
-        .filter_map(|p| b.joint(&names[p.target]))
+    use crate::core::TranslationMode::{HipsScaled, InPlace, None as Turned};
+    let target = session.target.skeleton();
+    let routed =
+        crate::core::retarget::route_to_pelvis(&session.map, session.source.skeleton(), target);
+    let targets = |keep: &dyn Fn(&crate::core::TranslationMode) -> bool| -> Vec<usize> {
+        let pairs = routed.pairs().iter();
+        pairs
+            .filter(|p| keep(&p.translation))
+            .map(|p| p.target)
+            .collect()
+    };
+    let moved = targets(&|t| matches!(t, HipsScaled | InPlace));
+    let body = targets(&|t| *t == Turned);
+    let names = target.names();
+    quality::free_joints(target.parents(), &moved, &body)
+        .into_iter()
+        .filter_map(|j| b.joint(&names[j]))
         .collect()
 }
 

@@ -16,5 +16,6 @@ mod mirror;
 mod profile_labels;
 mod real_files;
 mod real_rigs;
+mod split_hips;
 mod stride;
 mod twist_bones;

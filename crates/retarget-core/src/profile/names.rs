@@ -267,10 +267,12 @@ pub(super) fn read_name(name: &str) -> NameInfo {
 /// (`forearm` before `arm`, `handindex` to a finger before `hand`).
 fn classify(core: &str, side: Option<Side>, has_number: bool) -> Option<Part> {
     let has = |keys: &[&str]| keys.iter().any(|k| core.contains(k));
-    // Hip and finger-base joints of mocap rigs, metacarpals other than the thumb's: no
-    // VRM bone.
+    // Hip and finger-base joints of mocap rigs, metacarpals other than the thumb's, toes
+    // named like fingers (Character Creator's `CC_Base_L_IndexToe1`, which labelled a
+    // finger would follow the hand): no VRM bone.
     let helper = has(&["hipjoint", "fingerbase"])
-        || (core.contains("metacarpal") && !core.contains("thumb"));
+        || (core.contains("metacarpal") && !core.contains("thumb"))
+        || (core.contains("toe") && finger(core).is_some());
     let part = if helper {
         Part::Helper
     } else if let Some(f) = finger(core) {
@@ -431,6 +433,22 @@ mod tests {
         assert_eq!(read("upperneck"), (None, Some(Part::Neck)));
         assert_eq!(read("lowerback"), (None, Some(Part::SpineLike)));
         assert_eq!(read("root"), (None, Some(Part::Helper)));
+    }
+
+    #[test]
+    fn character_creator_names() {
+        assert_eq!(read("CC_Base_Pelvis"), (None, Some(Part::Hips)));
+        assert_eq!(read("CC_Base_L_Thigh"), (L, Some(Part::UpperLeg)));
+        assert_eq!(read("CC_Base_R_ToeBase"), (R, Some(Part::Toes)));
+        assert_eq!(
+            read("CC_Base_L_Index1"),
+            (L, Some(Part::Finger(Finger::Index)))
+        );
+        // Toes named after fingers are no fingers; the others read as toes, as before.
+        for toe in ["IndexToe1", "PinkyToe1", "RingToe1"] {
+            assert_eq!(read(&format!("CC_Base_R_{toe}")), (R, Some(Part::Helper)));
+        }
+        assert_eq!(read("CC_Base_L_BigToe1"), (L, Some(Part::Toes)));
     }
 
     #[test]

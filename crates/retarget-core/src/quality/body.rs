@@ -102,6 +102,19 @@ pub(super) fn body_figures(t: &Motion, tracks: &[BoneTrack]) -> BodyFigures {
     }
 }
 
+/// Of the joints the root motion moves (`moved`), those whose bone to the parent may
+/// stretch (`Spec::free`): a joint whose parent carries nothing of `body` except through it,
+/// as the judge lets a joint hung from the top move. Character Creator's pelvis hangs the
+/// legs beside the spine under `CC_Base_Hip`: moved alone it walks away from the torso, and
+/// its bone to the hip is judged like any other.
+pub fn free_joints(parents: &[Option<usize>], moved: &[usize], body: &[usize]) -> Vec<usize> {
+    let above = |a: usize, j: usize| crate::skeleton::is_ancestor_in(parents, a, j);
+    let alone = |j: usize| {
+        parents[j].is_none_or(|p| !body.iter().any(|&k| k != j && above(p, k) && !above(j, k)))
+    };
+    moved.iter().copied().filter(|&j| alone(j)).collect()
+}
+
 /// Bone lengths of `b` against the target's own dump `t` (rest pose, or its own clip).
 pub fn integrity(t: &Motion, b: &Motion) -> BodyFigures {
     body_figures(t, &bone_tracks(t, b, &[]))
@@ -153,6 +166,56 @@ mod tests {
         assert!(integrity(&rest(&a), &b).max < 1e-5);
         let hips_spine = b.positions[0][1].distance(b.positions[0][HIPS]);
         assert!((hips_spine - 0.5).abs() < 1e-5);
+    }
+
+    /// Character Creator's split at the hips: `hip` carries the spine (`waist`) and the
+    /// `pelvis` (a zero-length bone) the legs.
+    fn split_hips(pelvis_drift: f32) -> Motion {
+        let names = ["root", "hip", "pelvis", "waist", "thigh", "calf"];
+        let rest = [
+            Vec3::ZERO,
+            Vec3::new(0.0, 0.95, 0.0),
+            Vec3::new(0.0, 0.95, 0.0),
+            Vec3::new(0.0, 1.05, 0.0),
+            Vec3::new(0.1, 0.9, 0.0),
+            Vec3::new(0.1, 0.5, 0.0),
+        ];
+        let frame = |i: usize| {
+            let drift = Vec3::Z * pelvis_drift * i as f32;
+            (0..6)
+                .map(|j| {
+                    rest[j]
+                        + if [2, 4, 5].contains(&j) {
+                            drift
+                        } else {
+                            Vec3::ZERO
+                        }
+                })
+                .collect()
+        };
+        Motion {
+            times: (0..4).map(|i| i as f32 / 30.0).collect(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+            parents: vec![None, Some(0), Some(1), Some(1), Some(2), Some(4)],
+            positions: (0..4).map(frame).collect(),
+        }
+    }
+
+    #[test]
+    fn a_pelvis_that_leaves_the_spine_behind_is_not_free() {
+        let (t, b) = (rest(&split_hips(0.0)), split_hips(0.5));
+        // The walk's root motion put on the pelvis alone: the hip, carrying the waist,
+        // stays behind.
+        let free = free_joints(&t.parents, &[2], &[1, 2, 3, 4, 5]);
+        assert!(free.is_empty(), "{free:?}");
+        let got = body_figures(&t, &bone_tracks(&t, &b, &free));
+        assert_eq!((got.bone.as_deref(), got.frame), (Some("pelvis"), Some(3)));
+        assert!((got.max - 1.5 / t.height(0)).abs() < 1e-5, "{}", got.max);
+        // Moved with the hip, the body stays whole; the hip hangs from the top.
+        assert_eq!(free_joints(&t.parents, &[1], &[1, 2, 3, 4, 5]), [1]);
+        // A fox's hips under a root bone that carries nothing else may leave it.
+        let fox = [None, Some(0), Some(1), Some(2)];
+        assert_eq!(free_joints(&fox, &[2], &[1, 2, 3]), [2]);
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod tracks;
 #[cfg(test)]
 mod testkit;
 
-pub use body::{BodyFigures, BoneChange, RIGID, integrity};
+pub use body::{BodyFigures, BoneChange, RIGID, free_joints, integrity};
 pub use contacts::{Contact, LOW, MIN_RUN, SLOW, contacts, planted_frames, runs};
 pub use direction::{DirectionFigures, SegmentError, direction, yaw};
 pub use evaluate::evaluate;

@@ -117,7 +117,8 @@ pub(super) struct Plan {
     /// Unreal's IK bones, put on the target's hands and feet every frame (`ik_bones`).
     ik_bones: Vec<ik_bones::IkBone>,
     translations: Vec<TranslationSolve>,
-    /// Per target joint, the root solve whose pelvis it is (looked up every frame).
+    /// Per target joint, the root solve whose hip-line turn it takes: its pelvis, or the
+    /// humanoid hips below it that carry both upper legs (looked up every frame).
     root_at: Vec<Option<usize>>,
     follows: Vec<FollowSolve>,
     same_rig: bool,
@@ -236,7 +237,7 @@ impl Retargeter {
             .collect::<Vec<_>>();
         let mut root_at = vec![None; target.len()];
         for (k, r) in roots.iter().enumerate() {
-            root_at[r.pelvis()] = Some(k);
+            root_at[r.hip_carrier()] = Some(k);
         }
         let translations: Vec<TranslationSolve> = map
             .pairs()

@@ -8,9 +8,11 @@
 //! own reference pose. Sideways the hip point moves by the source's displacement scaled by
 //! the same leg ratio, so steps stay steps.
 //!
-//! The joint that takes the translation is the lowest common ancestor of the hips and both
-//! upper legs: RobotExpressive hangs its legs from `Body`, above the spine-start bone its
-//! file calls `Hips`, and moving `Hips` would tear the torso off the legs.
+//! The joint that takes the translation is the lowest common ancestor of the hips, both
+//! upper legs and the spine: RobotExpressive hangs its legs from `Body`, above the
+//! spine-start bone its file calls `Hips`, and moving `Hips` would tear the torso off the
+//! legs; Character Creator hangs its legs from `CC_Base_Pelvis` and its spine from the
+//! `CC_Base_Hip` above it, and moving the pelvis would walk the legs away from the torso.
 
 use super::plan::chain_to_root;
 use crate::HumanBone;
@@ -133,7 +135,7 @@ pub fn common_ancestor(skeleton: &Skeleton, joints: &[usize]) -> Option<usize> {
 }
 
 /// The map the solver runs: the hips pair's translation moved to the pelvis (the common
-/// ancestor of hips and upper legs) on each side, which also takes the hips' rotation, so
+/// ancestor of hips, upper legs and the spine's first joint) on each side, which also takes the hips' rotation, so
 /// legs and torso hang from the joint that moves.
 pub fn route_to_pelvis(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> BoneMap {
     let Some(hips) = map
@@ -144,12 +146,34 @@ pub fn route_to_pelvis(map: &BoneMap, source: &Skeleton, target: &Skeleton) -> B
     else {
         return map.clone();
     };
-    let pelvis = |skeleton: &Skeleton, hips: usize, legs: Legs| match legs.upper {
-        Some([l, r]) => common_ancestor(skeleton, &[hips, l, r]).unwrap_or(hips),
-        None => hips,
+    let spine = map
+        .pairs()
+        .iter()
+        .find(|p| p.bone == Some(HumanBone::Spine));
+    // Per side: the joint carrying hips and legs, and the one carrying the spine as well.
+    let pelvis = |skeleton: &Skeleton, hips: usize, side: fn(&BonePair) -> usize| {
+        let Some([l, r]) = Legs::of_map(map, side).upper else {
+            return (hips, hips);
+        };
+        let legs = common_ancestor(skeleton, &[hips, l, r]).unwrap_or(hips);
+        let body = spine.map_or(legs, |p| {
+            common_ancestor(skeleton, &[legs, side(p)]).unwrap_or(legs)
+        });
+        (legs, body)
     };
-    let source_pelvis = pelvis(source, hips.source, Legs::of_map(map, |p| p.source));
-    let target_pelvis = pelvis(target, hips.target, Legs::of_map(map, |p| p.target));
+    let (source_legs, source_body) = pelvis(source, hips.source, |p| p.source);
+    let (target_legs, target_body) = pelvis(target, hips.target, |p| p.target);
+    // Character Creator hangs the legs from `CC_Base_Pelvis` (the humanoid hips) but the
+    // spine from its parent `CC_Base_Hip`: there the joint that moves carries the spine
+    // too, and turns as the source's joint above its spine and legs. A source split so
+    // (MakeHuman's `Root` over `Hips` and `Spine1`) onto a target that is not still turns
+    // the target's pelvis as its legs' joint.
+    let target_pelvis = target_body;
+    let source_pelvis = if target_body != target_legs {
+        source_body
+    } else {
+        source_legs
+    };
     if source_pelvis == hips.source && target_pelvis == hips.target {
         return map.clone();
     }
@@ -192,9 +216,13 @@ pub(super) struct RootSolve {
     vertical_only: bool,
     /// Source feet, for the floor of a clip.
     source_feet: Vec<usize>,
-    /// The target's hip line (right to left upper leg) and the pelvis's world rotation, in
+    /// The target's hip line (right to left upper leg) and its carrier's world rotation, in
     /// the reference pose; `None` without legs on both sides.
     target_hip_line: Option<(Vec3, Quat)>,
+    /// The humanoid hips that carry both upper legs, at or below the pelvis: the joint
+    /// [`Self::hip_line_turn`] turns (Character Creator's `CC_Base_Pelvis` under the
+    /// `CC_Base_Hip` that moves).
+    hip_carrier: usize,
     /// Target joints from the root down to each joint of the hip point.
     target_hip_chains: Vec<Vec<usize>>,
     /// Whether a joint below the pelvis on the way to the hip point takes a translation of
@@ -202,6 +230,28 @@ pub(super) struct RootSolve {
     /// the rest puts it in the pelvis's space, and [`Self::settle`] places the pelvis again
     /// once those are solved.
     pub hips_move: bool,
+}
+
+/// The deepest humanoid hips of `map` over both upper legs, at or below `pelvis` (joints
+/// come parents first), else `pelvis`: Character Creator's `CC_Base_Pelvis` under the
+/// `CC_Base_Hip` that moves; not the `EthanSpine` Unity's Ethan hangs its legs from, whose
+/// turn is the spine's own.
+fn hip_carrier(
+    map: &BoneMap,
+    target: &Skeleton,
+    upper: Option<[usize; 2]>,
+    pelvis: usize,
+) -> usize {
+    let carries = |h: usize| {
+        let legs = upper.unwrap_or_default();
+        legs.iter().all(|&u| target.is_ancestor(h, u))
+            && (h == pelvis || target.is_ancestor(pelvis, h))
+    };
+    (map.pairs().iter())
+        .filter(|p| p.bone == Some(HumanBone::Hips) && carries(p.target))
+        .map(|p| p.target)
+        .max()
+        .unwrap_or(pelvis)
 }
 
 /// World positions of a reference pose, from its world matrices.
@@ -237,15 +287,17 @@ impl RootSolve {
         };
         let mut target_chain = chain_to_root(target.parents(), pair.target);
         target_chain.pop();
+        let hip_carrier = hip_carrier(map, target, target_legs.upper, pair.target);
         let target_hip_line = match (source_legs.upper, target_legs.upper) {
             (Some(_), Some([l, r])) => Some((
                 tgt_pos[l] - tgt_pos[r],
-                crate::reference::rotation_of(target_world[pair.target]),
+                crate::reference::rotation_of(target_world[hip_carrier]),
             )),
             _ => None,
         };
         Self {
             target_hip_line,
+            hip_carrier,
             target: pair.target,
             target_chain,
             source_chains: source_hip_joints
@@ -271,7 +323,7 @@ impl RootSolve {
         }
     }
 
-    /// Turns the target pelvis's world rotation `world` about its own up axis so its hip line
+    /// Turns the hip carrier's world rotation `world` about its own up axis so its hip line
     /// lies along the source's hip line, measured from the joints' positions: CMU mocap
     /// turns its `LHipJoint`/`RHipJoint` under the hips, so the hips bone alone misses up
     /// to 10° of the pelvis's yaw, and the feet would be placed that far round.
@@ -329,6 +381,12 @@ impl RootSolve {
     /// The pelvis joint this solve moves.
     pub fn pelvis(&self) -> usize {
         self.target
+    }
+
+    /// The joint whose world rotation [`Self::hip_line_turn`] turns: the pelvis, or the
+    /// humanoid hips below it that carry both upper legs.
+    pub fn hip_carrier(&self) -> usize {
+        self.hip_carrier
     }
 
     /// Sets the target pelvis's local translation in `target` (rotations already solved):
@@ -422,171 +480,5 @@ pub(super) fn chain_world(container: Affine3A, chain: &[usize], pose: &Pose) -> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reference::{ContainerEdit, ReferencePose};
-    use crate::{JointDef, Retargeter, Transform};
-
-    fn joint(name: &str, parent: Option<usize>, t: Vec3) -> JointDef {
-        JointDef::new(name, parent, Transform::new(t, Quat::IDENTITY, Vec3::ONE))
-    }
-
-    /// A stick figure: root, pelvis with a spine-start `hips` and two legs of `leg` length,
-    /// standing with its pelvis at `pelvis_y` (0 for a BVH whose root OFFSET is 0).
-    fn figure(leg: f32, pelvis_y: f32, legs_under_hips: bool) -> Skeleton {
-        let legs_parent = if legs_under_hips { 2 } else { 1 };
-        Skeleton::new(
-            "figure",
-            Mat4::IDENTITY,
-            vec![
-                joint("root", None, Vec3::ZERO),
-                joint("body", Some(0), Vec3::new(0.0, pelvis_y, 0.0)),
-                joint("hips", Some(1), Vec3::new(0.0, 0.1, 0.0)),
-                joint("spine", Some(2), Vec3::new(0.0, 0.3, 0.0)),
-                joint("l_leg", Some(legs_parent), Vec3::new(0.1, -0.1, 0.0)),
-                joint("l_knee", Some(4), Vec3::new(0.0, -leg / 2.0, 0.0)),
-                joint("l_foot", Some(5), Vec3::new(0.0, -leg / 2.0, 0.0)),
-                joint("r_leg", Some(legs_parent), Vec3::new(-0.1, -0.1, 0.0)),
-                joint("r_knee", Some(7), Vec3::new(0.0, -leg / 2.0, 0.0)),
-                joint("r_foot", Some(8), Vec3::new(0.0, -leg / 2.0, 0.0)),
-            ],
-        )
-        .unwrap()
-    }
-
-    fn map() -> BoneMap {
-        use HumanBone::*;
-        let bones = [
-            (2, Hips),
-            (3, Spine),
-            (4, LeftUpperLeg),
-            (5, LeftLowerLeg),
-            (6, LeftFoot),
-            (7, RightUpperLeg),
-            (8, RightLowerLeg),
-            (9, RightFoot),
-        ];
-        BoneMap::new(
-            bones
-                .iter()
-                .map(|&(j, bone)| BonePair {
-                    bone: Some(bone),
-                    translation: if bone == Hips {
-                        TranslationMode::HipsScaled
-                    } else {
-                        TranslationMode::None
-                    },
-                    ..BonePair::new(j, j)
-                })
-                .collect(),
-        )
-    }
-
-    #[test]
-    fn the_translation_goes_to_the_joint_that_carries_the_legs() {
-        let robot = figure(0.8, 0.9, false);
-        let routed = route_to_pelvis(&map(), &robot, &robot);
-        let body = routed.for_target(1).expect("body takes the hips' motion");
-        assert_eq!(body.translation, TranslationMode::HipsScaled);
-        assert_eq!(
-            routed.for_target(2).unwrap().translation,
-            TranslationMode::None
-        );
-        let plain = figure(0.8, 0.9, true);
-        assert_eq!(route_to_pelvis(&map(), &plain, &plain), map());
-        assert_eq!(common_ancestor(&robot, &[2, 4, 7]), Some(1));
-    }
-
-    /// A source whose rest pose sits with the pelvis at 0 (a BVH root OFFSET of 0) and whose
-    /// motion stands it at its leg height: the target's feet land on its own floor.
-    #[test]
-    fn the_floor_comes_from_the_motion_not_the_rest_pose() {
-        let source = figure(0.8, 0.0, true);
-        let target = figure(1.6, 1.7, true);
-        let reference = |s: &Skeleton| {
-            ReferencePose::new(s, crate::Pose::rest(s), &ContainerEdit::default(), &[])
-        };
-        let mut r = Retargeter::new(
-            &source,
-            &reference(&source),
-            &target,
-            &reference(&target),
-            &map(),
-        )
-        .unwrap();
-        let mut pose = crate::Pose::rest(&source);
-        // The clip stands the figure on y = 0: its feet, 0.9 below the pelvis, at 0.
-        pose.translations[1] = Vec3::new(0.0, 0.9, 0.0);
-        let clip = crate::Clip::new(
-            "stand",
-            (0..source.len())
-                .map(|j| crate::JointTracks {
-                    translation: (j == 1).then(|| {
-                        crate::Track::new(
-                            vec![0.0, 1.0],
-                            vec![pose.translations[1]; 2],
-                            crate::Interpolation::Linear,
-                        )
-                        .unwrap()
-                    }),
-                    rotation: None,
-                    scale: None,
-                })
-                .collect(),
-            Some(1.0),
-        );
-        r.fit_clip(&source, &clip);
-        let mut out = crate::Pose::rest(&target);
-        crate::retarget::test_rigs::solve(&r, &pose, &mut out);
-        let feet = out.world_positions(&target);
-        let own = crate::Pose::rest(&target).world_positions(&target);
-        assert!(
-            (feet[6].y - own[6].y).abs() < 1e-4,
-            "foot at {} not {}",
-            feet[6].y,
-            own[6].y
-        );
-    }
-
-    /// One body on both sides, every joint copying its translation, the upper legs keyed
-    /// away from the pelvis (a stag's gallop keys its hind shoulders): the pelvis is placed
-    /// for the hip point as the pose puts it, not as the rest does, and the output is the
-    /// source's pose. Placed for the rest's hip point, the body sank by the legs' lift.
-    #[test]
-    fn keyed_hip_joints_leave_the_pelvis_where_the_source_has_it() {
-        let rig = figure(0.8, 0.9, false);
-        let reference = ReferencePose::new(
-            &rig,
-            crate::Pose::rest(&rig),
-            &ContainerEdit::default(),
-            &[],
-        );
-        let copies = BoneMap::new(
-            map()
-                .pairs()
-                .iter()
-                .map(|p| BonePair {
-                    translation: match p.translation {
-                        TranslationMode::None => TranslationMode::Copy,
-                        t => t,
-                    },
-                    ..p.clone()
-                })
-                .collect(),
-        );
-        let map = route_to_pelvis(&copies, &rig, &rig);
-        let mut r = Retargeter::new(&rig, &reference, &rig, &reference, &map).unwrap();
-        r.set_same_rig(true);
-        let mut pose = crate::Pose::rest(&rig);
-        pose.translations[1] += Vec3::new(0.02, 0.1, -0.03);
-        pose.translations[4] += Vec3::new(0.0, 0.06, 0.01);
-        pose.translations[7] += Vec3::new(0.0, 0.06, 0.01);
-        pose.rotations[1] = Quat::from_rotation_y(0.3);
-        let mut out = crate::Pose::rest(&rig);
-        crate::retarget::test_rigs::solve(&r, &pose, &mut out);
-        let (want, got) = (pose.world_positions(&rig), out.world_positions(&rig));
-        for (j, (a, b)) in want.iter().zip(&got).enumerate() {
-            assert!(a.distance(*b) < 1e-5, "joint {j}: {b} not {a}");
-        }
-    }
-}
+#[path = "root_tests.rs"]
+mod tests;

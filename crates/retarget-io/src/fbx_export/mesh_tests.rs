@@ -400,3 +400,110 @@ fn morphs_become_blend_shapes_that_the_curves_animate() {
         );
     }
 }
+
+/// The count of a DOM node's first array value (ufbx keeps an array's length in `value_int`).
+fn array_len(node: &ufbx::DomNode, child: &str) -> Option<usize> {
+    let c = node.children.iter().find(|c| c.name == child)?;
+    Some(c.values.first()?.value_int as usize)
+}
+
+/// Blender's importer asserts, for each Shape geometry and its BlendShapeChannel, that
+/// `Indexes`, `Vertices` (three each) and `FullWeights` (or a single weight for all) agree
+/// in count, and reads a shape with no index as a mismatch. Checked on the file's own
+/// records, which ufbx keeps when asked; returns how many shapes there are.
+fn blend_shape_counts_blender_accepts(path: &Path) -> Result<usize, String> {
+    let opts = ufbx::LoadOpts {
+        retain_dom: true,
+        ..Default::default()
+    };
+    let scene = ufbx::load_file(path.to_str().unwrap(), opts).map_err(|e| format!("{e:?}"))?;
+    let root = scene.dom_root.as_ref().ok_or("no DOM")?;
+    let section = |name: &str| root.children.iter().find(|c| c.name == name);
+    let objects = section("Objects").ok_or("no Objects")?;
+    let connections = section("Connections").ok_or("no Connections")?;
+    let id = |n: &ufbx::DomNode, k: usize| n.values.get(k).map(|v| v.value_int);
+    let mut checked = 0;
+    // A shape is the geometry with `Indexes` (ufbx keeps the class string as a blob).
+    let shapes = objects
+        .children
+        .iter()
+        .filter(|o| o.name == "Geometry" && o.children.iter().any(|c| c.name == "Indexes"));
+    for shape in shapes {
+        let name = id(shape, 0);
+        let indexes = array_len(shape, "Indexes").unwrap_or(0);
+        let vertices = array_len(shape, "Vertices").unwrap_or(0);
+        let channel = connections
+            .children
+            .iter()
+            .find(|c| id(c, 1) == id(shape, 0))
+            .and_then(|c| id(c, 2))
+            .and_then(|parent| objects.children.iter().find(|o| id(o, 0) == Some(parent)))
+            .ok_or(format!("shape {name:?} has no channel"))?;
+        let weights = array_len(channel, "FullWeights").unwrap_or(0);
+        let weights = if weights == 1 {
+            indexes.max(1)
+        } else {
+            weights
+        };
+        if indexes == 0 || vertices != 3 * indexes || weights != indexes {
+            return Err(format!(
+                "shape {name:?}: {indexes} indexes, {vertices} vertex numbers, {weights} weights"
+            ));
+        }
+        checked += 1;
+    }
+    Ok(checked)
+}
+
+#[test]
+fn a_morph_that_moves_nothing_is_still_a_shape_blender_reads() {
+    let quad = [
+        [0.0, 0.9, 0.0],
+        [0.2, 0.9, 0.0],
+        [0.2, 1.3, 0.0],
+        [0.0, 1.3, 0.1],
+    ];
+    let mut p = primitive(
+        &quad,
+        &[0, 1, 2, 0, 2, 3],
+        &[[0, 0, 0, 0]; 4],
+        &[[1.0, 0.0, 0.0, 0.0]; 4],
+    );
+    // `smile` lifts two vertices; `blank` (a viseme this mesh does not show) moves none.
+    let mut lift = vec![Vec3::ZERO; 4];
+    lift[2] = Vec3::new(0.0, 0.05, 0.0);
+    lift[3] = Vec3::new(0.0, 0.02, 0.0);
+    let delta = |positions| crate::asset::MorphDelta {
+        positions,
+        normals: Vec::new(),
+    };
+    p.morphs = vec![delta(lift), delta(vec![Vec3::ZERO; 4])];
+    let mut asset = odd_asset(vec![p]);
+    asset.meshes[0].morph_weights = vec![0.0, 0.0];
+    asset.curve_targets = ["smile", "blank"]
+        .iter()
+        .enumerate()
+        .map(|(morph, name)| crate::asset::CurveTarget {
+            name: (*name).into(),
+            expression: false,
+            binds: vec![crate::asset::MorphBind {
+                mesh: 0,
+                morph,
+                node: None,
+                weight: 1.0,
+            }],
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("blank.fbx");
+    export_fbx(&asset, 0, &[], &FbxExportOptions::as_target(&asset), &out).unwrap();
+    assert_eq!(blend_shape_counts_blender_accepts(&out), Ok(2));
+    let back = load(&out);
+    for name in ["smile", "blank"] {
+        assert!(
+            back.curve_targets.iter().any(|t| t.name == name),
+            "channel {name}: {:?}",
+            back.curve_targets
+        );
+    }
+}

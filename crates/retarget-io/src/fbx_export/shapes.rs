@@ -1,6 +1,11 @@
 //! A mesh's morph targets as FBX blend shapes: one BlendShape deformer on the geometry, a
 //! BlendShapeChannel per morph target with its Shape (the offsets, in the file's space, of
 //! the vertices it moves). A take animates a channel's `DeformPercent` (0–100).
+//!
+//! Blender's importer asserts that a shape's `Indexes`, its `Vertices` (three numbers
+//! each) and its channel's `FullWeights` agree in count, one weight allowed for all: a
+//! morph that moves no vertex (a viseme left blank on the teeth) is written as one vertex
+//! that does not move, as Blender's own exporter does, so the channel and its curve stay.
 
 use super::curves::{Ids, connect};
 use super::mesh::Written;
@@ -40,6 +45,7 @@ pub(super) fn push_shapes(
     let mut channels = Vec::with_capacity(count);
     for k in 0..count {
         let (indexes, vertices, normals) = offsets(mesh, k, at);
+        let weights = vec![100.0; indexes.len()];
         let (channel, shape) = (ids.next(), ids.next());
         let name = names
             .get(k)
@@ -54,7 +60,7 @@ pub(super) fn push_shapes(
                 .attr("BlendShapeChannel")
                 .value("Version", 100)
                 .value("DeformPercent", 0.0)
-                .value("FullWeights", Attr::F64s(vec![100.0]))
+                .value("FullWeights", Attr::F64s(weights))
                 .child(props.node()),
         );
         out.objects.push(
@@ -74,7 +80,8 @@ pub(super) fn push_shapes(
     channels
 }
 
-/// Morph `k`'s moved vertices: their merged indices, position and normal offsets.
+/// Morph `k`'s moved vertices: their merged indices, position and normal offsets (at
+/// least one vertex).
 fn offsets(mesh: &SkinnedMesh, k: usize, at: &Placement) -> (Vec<i32>, Vec<f64>, Vec<f64>) {
     let (mut indexes, mut vertices, mut normals) = (Vec::new(), Vec::new(), Vec::new());
     for (p, base) in mesh.primitives.iter().zip(at.bases) {
@@ -100,6 +107,12 @@ fn offsets(mesh: &SkinnedMesh, k: usize, at: &Placement) -> (Vec<i32>, Vec<f64>,
             vertices.extend(dx.to_array());
             normals.extend(dn.to_array());
         }
+    }
+    if indexes.is_empty() {
+        // Blender refuses a shape with no vertex: one that stays put keeps the channel.
+        indexes.push(0);
+        vertices.extend([0.0; 3]);
+        normals.extend([0.0; 3]);
     }
     (indexes, vertices, normals)
 }
