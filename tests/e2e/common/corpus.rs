@@ -5,26 +5,35 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// A file of the corpus, or `None`, saying so, when the corpus is absent.
+/// The corpus folder: `SHARED_CORPUS`, else `../shared/corpus` beside the repository.
+fn root() -> PathBuf {
+    std::env::var_os("SHARED_CORPUS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from,
+    )
+}
+
+/// A file of the corpus, or `None`, saying so, when it is absent (the test skips).
 pub fn corpus_path(rel: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(rel);
-    if path.exists() {
+    let path = root().join(rel);
+    if path.is_file() {
         Some(path)
     } else {
-        eprintln!("skipped: the corpus file {} is absent", path.display());
+        eprintln!("skipped: the shared corpus has no {rel} (set SHARED_CORPUS)");
         None
     }
 }
 
 /// The corpus folder, or `None` (with a line saying the test is skipped) when it is absent.
 pub fn corpus_dir(test: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = root();
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("{test}: skipped: the shared corpus is not at {}", dir.display());
+        println!(
+            "{test}: skipped: the shared corpus is not at {}",
+            dir.display()
+        );
         None
     }
 }

@@ -13,21 +13,6 @@ pub fn asset_path(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A file of the shared test corpus (`SHARED_CORPUS`, else `../shared/corpus` beside the
-/// repository); `None`, with a note on stderr, where it is absent, so the test skips.
-pub fn corpus_path(rel: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("SHARED_CORPUS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-        PathBuf::from,
-    );
-    let path = root.join(rel);
-    if !path.is_file() {
-        eprintln!("skipped: the shared corpus has no {rel} (set SHARED_CORPUS)");
-        return None;
-    }
-    Some(path)
-}
-
 /// The `retarget-studio` binary this test run built, as a command to add arguments to: the
 /// one way every test starts it.
 pub fn studio() -> std::process::Command {
@@ -60,7 +45,6 @@ pub fn walk_onto(target: &str) -> retarget_studio::session::Session {
     )
     .unwrap_or_else(|e| panic!("02_01 onto {target}: {e}"))
 }
-
 
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
