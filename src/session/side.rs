@@ -246,8 +246,7 @@ impl Side {
 
     /// Mocap whose labels make a biped of a body that stands neither in its zero pose nor
     /// over its motion (`core::gravity` read its up from where its limbs hang): a quadruped
-    /// whose front legs are named as arms, its spine along the floor (`core::gravity` read
-    /// its up from where its limbs hang or its feet stand). Laid into a T-pose by
+    /// whose front legs are named as arms, its spine along the floor. Laid into a T-pose by
     /// those labels, or turned by its hips-to-head line, it would stand on its tail.
     fn lies_level(&self) -> bool {
         if self.asset.format != crate::io::asset::Format::Bvh {
@@ -256,8 +255,10 @@ impl Side {
         let clip = self.clips().first().copied();
         let reading = crate::core::gravity::read_up(self.skeleton(), &self.bone_labels(), clip);
         reading.is_some_and(|r| {
-            use crate::core::gravity::UpEvidence::{FeetOnFloor, LimbsHang};
-            matches!(r.evidence, LimbsHang { .. } | FeetOnFloor { .. })
+            matches!(
+                r.evidence,
+                crate::core::gravity::UpEvidence::LimbsHang { .. }
+            )
         })
     }
 

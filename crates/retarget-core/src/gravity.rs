@@ -27,10 +27,6 @@ pub enum UpEvidence {
     /// No standing body: the figure's leaf joints hang towards `-up` over the motion, by
     /// `share` of their mean pull (1 when every leaf hangs straight down).
     LimbsHang { share: f32 },
-    /// No standing body, and the leaves' hang points off the format's +Y; but `feet` leaf
-    /// joints on average share the lowest level along +Y over the motion (feet on a floor),
-    /// where the hang's axis has fewer: the convention holds.
-    FeetOnFloor { feet: f32 },
 }
 
 /// Up, the pose to measure the figure in, and why.
@@ -61,10 +57,6 @@ impl UpReading {
             UpEvidence::HeadOverFeet { over, sampled } => {
                 format!("the head is over the feet in {over} of {sampled} frames")
             }
-            UpEvidence::FeetOnFloor { feet } => format!(
-                "no standing body; {feet:.1} end joints share the lowest level over the motion, \
-                 as feet on a floor"
-            ),
             UpEvidence::LimbsHang { share } => format!(
                 "no standing body; its end joints hang towards {} over the motion ({:.0} % of their pull)",
                 opposite(self.up).name(),
@@ -170,26 +162,6 @@ pub fn read_up(
     }
     let (down, share) = limbs_hang(skeleton, &positions)?;
     let up = opposite(down);
-    // The leaves' pull is weak evidence on a creature (a trunk, a tail and eye stalks pull
-    // sideways): it overrules the format's +Y only where the feet do not stand on a floor
-    // across it.
-    let on_floor = |axis: Axis| feet_on_floor(skeleton, &positions, axis);
-    if up != Axis::PosY && on_floor(Axis::PosY) >= 2.0 && on_floor(Axis::PosY) > on_floor(up) {
-        let (stance, stance_from_motion) = match frames.into_iter().next() {
-            Some(first) => (first, true),
-            None => (rest, false),
-        };
-        return Some(UpReading {
-            up: Axis::PosY,
-            evidence: UpEvidence::FeetOnFloor {
-                feet: on_floor(Axis::PosY),
-            },
-            stance,
-            stance_from_motion,
-            rest_says: None,
-            runner_up: Some(up),
-        });
-    }
     // A rest pose whose limbs do not hang as the motion's do (a creature laid along +X, or
     // every bone on one line) is read standing, at the motion's first frame.
     let rest_down = limbs_hang(skeleton, std::slice::from_ref(&rest_positions)).map(|h| h.0);
@@ -230,41 +202,6 @@ fn head_over_feet(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<Ax
     }
     let v = positions[head] - feet.iter().sum::<Vec3>() / feet.len() as f32;
     (v.length_squared() > 0.0).then(|| Axis::dominant(v))
-}
-
-/// How many leaf joints, on average over the frames, lie within 4 % of the figure's size of
-/// its lowest point along `up`: feet standing on a floor share that level, where a trunk's
-/// or a tail's tip along another axis stands alone.
-fn feet_on_floor(skeleton: &Skeleton, frames: &[Vec<Vec3>], up: Axis) -> f32 {
-    let leaves: Vec<usize> = (0..skeleton.len())
-        .filter(|&j| skeleton.children(j).next().is_none())
-        .collect();
-    if leaves.is_empty() || frames.is_empty() {
-        return 0.0;
-    }
-    let dir = up.vector();
-    let mut total = 0usize;
-    for positions in frames {
-        // The leaves' lowest, not every joint's: a root may sit at the origin, below the feet.
-        let (lo, hi) = (leaves.iter())
-            .map(|&j| positions[j].dot(dir))
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
-                (lo.min(d), hi.max(d))
-            });
-        let (min, max) = (positions.iter()).fold(
-            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-            |(a, b), p| (a.min(*p), b.max(*p)),
-        );
-        let size = (max - min).length().max(hi - lo);
-        let low = (leaves.iter())
-            .filter(|&&j| positions[j].dot(dir) - lo <= 0.04 * size)
-            .count();
-        // Every leaf on one level is a figure flat across `up`, not feet on a floor.
-        if low * 4 <= leaves.len() * 3 {
-            total += low;
-        }
-    }
-    total as f32 / frames.len() as f32
 }
 
 /// Up to `SAMPLES` poses evenly spaced over the clip, its first frame included.
