@@ -316,7 +316,9 @@ fn text(r: &Report) -> String {
         ("up", &r.up.evidence, &r.up.runner_up),
     ] {
         if let Some(e) = evidence {
-            let next = next.as_ref().map_or(String::new(), |n| format!("; next: {n}"));
+            let next = next
+                .as_ref()
+                .map_or(String::new(), |n| format!("; next: {n}"));
             let _ = writeln!(out, "  {what} read from: {e}{next}");
         }
     }

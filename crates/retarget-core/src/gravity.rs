@@ -246,10 +246,11 @@ fn feet_on_floor(skeleton: &Skeleton, frames: &[Vec<Vec3>], up: Axis) -> f32 {
     let mut total = 0usize;
     for positions in frames {
         // The leaves' lowest, not every joint's: a root may sit at the origin, below the feet.
-        let (lo, hi) = (leaves.iter()).map(|&j| positions[j].dot(dir)).fold(
-            (f32::INFINITY, f32::NEG_INFINITY),
-            |(lo, hi), d| (lo.min(d), hi.max(d)),
-        );
+        let (lo, hi) = (leaves.iter())
+            .map(|&j| positions[j].dot(dir))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
+                (lo.min(d), hi.max(d))
+            });
         let (min, max) = (positions.iter()).fold(
             (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
             |(a, b), p| (a.min(*p), b.max(*p)),

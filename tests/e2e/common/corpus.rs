@@ -24,7 +24,10 @@ pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("{test}: skipped: the shared corpus is not at {}", dir.display());
+        println!(
+            "{test}: skipped: the shared corpus is not at {}",
+            dir.display()
+        );
         None
     }
 }

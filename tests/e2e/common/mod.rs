@@ -46,7 +46,6 @@ pub fn walk_onto(target: &str) -> retarget_studio::session::Session {
     .unwrap_or_else(|e| panic!("02_01 onto {target}: {e}"))
 }
 
-
 pub fn load(rel: &str) -> Asset {
     let path = asset_path(rel);
     retarget_studio::io::load(&path, &ImportOptions::default())

@@ -26,14 +26,26 @@ fn every_corpus_bvh_is_read_in_its_manifests_unit_and_up_axis() {
         if let Some(unit) = row["unit"].as_str().and_then(Unit::parse)
             && asset.unit != unit
         {
-            wrong.push(format!("{name}: unit {} (manifest {})", asset.unit.name(), unit.name()));
+            wrong.push(format!(
+                "{name}: unit {} (manifest {})",
+                asset.unit.name(),
+                unit.name()
+            ));
         }
         if let Some(up) = row["up"].as_str().and_then(Axis::parse)
             && asset.up != up
         {
-            wrong.push(format!("{name}: up {} (manifest {})", asset.up.name(), up.name()));
+            wrong.push(format!(
+                "{name}: up {} (manifest {})",
+                asset.up.name(),
+                up.name()
+            ));
         }
     }
     assert!(read >= 20, "only {read} BVH files in the corpus");
-    assert!(wrong.is_empty(), "read otherwise than the manifest:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "read otherwise than the manifest:\n{}",
+        wrong.join("\n")
+    );
 }
