@@ -160,11 +160,16 @@ impl Session {
     }
 
     /// One character on both sides: every joint also takes the source's translation, so
-    /// keyed bone translations (CesiumMan keys T on every joint) come back unchanged.
+    /// keyed bone translations (CesiumMan keys T on every joint) come back unchanged. One
+    /// file's skeleton on both sides copies its pelvis's too, where the root solve would
+    /// place it by the hip point (a Rigify rig's pelvis came back 1.6 % of a leg higher).
     fn copy_translations(&mut self) {
+        use crate::core::TranslationMode;
+        let identical = self.identical_rig();
         let pairs: Vec<BonePair> = self.map.pairs().to_vec();
         for pair in pairs {
-            if pair.translation == crate::core::TranslationMode::None {
+            let copied = pair.translation == TranslationMode::Copy;
+            if !copied && (identical || pair.translation == TranslationMode::None) {
                 self.map.insert(BonePair {
                     translation: crate::core::TranslationMode::Copy,
                     ..pair
@@ -340,15 +345,19 @@ impl Session {
     /// same body under other names, bone axes, scale or an extra node on top (every joint
     /// paired automatically, one to one, parent to parent, bone lengths in one proportion).
     pub fn same_rig(&self) -> bool {
+        self.identical_rig() || self.same_body()
+    }
+
+    /// The same joints, parents, container and bind translations on both sides.
+    fn identical_rig(&self) -> bool {
         let (s, t) = (self.source.skeleton(), self.target.skeleton());
-        let identical = s.names() == t.names()
+        s.names() == t.names()
             && s.parents() == t.parents()
             && s.container().abs_diff_eq(t.container(), 1e-4)
             && s.bind().iter().zip(t.bind()).all(|(a, b)| {
                 a.translation
                     .abs_diff_eq(b.translation, 1e-4 * (1.0 + a.translation.length()))
-            });
-        identical || self.same_body()
+            })
     }
 
     fn same_body(&self) -> bool {

@@ -10,8 +10,14 @@ use retarget_studio::io::ImportOptions;
 /// Files read otherwise than their manifest, with why: the leaves' pull reads up on
 /// creatures without a standing body, and theirs pull sideways.
 const KNOWN: [(&str, &str); 2] = [
-    ("truebones_crab_dance_long.bvh", "legs and eye stalks pull along +Z: read -Z up"),
-    ("truebones_elephant_idle1.bvh", "trunk and tail pull along +X: read -X up"),
+    (
+        "truebones_crab_dance_long.bvh",
+        "legs and eye stalks pull along +Z: read -Z up",
+    ),
+    (
+        "truebones_elephant_idle1.bvh",
+        "trunk and tail pull along +X: read -X up",
+    ),
 ];
 
 #[test]

@@ -13,6 +13,7 @@ mod invariants;
 mod keep_out;
 mod leg_options;
 mod mirror;
+mod own_clip;
 mod profile_labels;
 mod real_files;
 mod real_rigs;

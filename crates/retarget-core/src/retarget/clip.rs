@@ -48,7 +48,8 @@ impl Retargeter {
         target: &Skeleton,
         options: &RetargetClipOptions,
     ) -> Result<RetargetedClip, RetargetError> {
-        let (fps, frames) = output_frames(clip, options)?;
+        let (fps, times) = self.output_times(clip, options)?;
+        let frames = times.len();
         // The keys after the fit, which tilts the feet and with them the copies under them.
         let job = self.fitted_to(source, clip);
         let reader = TrackReader::new(clip);
@@ -61,7 +62,7 @@ impl Retargeter {
             || job.keeps_out()
         {
             // Planting needs the whole clip solved before any frame is final.
-            let solved = job.solve_frames(source, &reader, target, frames);
+            let solved = job.solve_frames(source, &reader, target, times);
             let Solved {
                 times,
                 mut poses,
@@ -87,7 +88,7 @@ impl Retargeter {
             times
         } else {
             // Frame by frame: each solved pose goes straight into the keys.
-            job.solve_each(source, &reader, target, frames, |_, _, pose, t| {
+            job.solve_each(source, &reader, target, times, |_, _, pose, t| {
                 keys.push(pose, t)
             })?
         };
@@ -116,6 +117,27 @@ pub(super) fn output_frames(
     Ok((fps, span.round() as usize + 1))
 }
 
+impl Retargeter {
+    /// The output's rate and frame times for `clip`: spread evenly at the rate (`output_frames`),
+    /// but one body on both sides, with no rate asked for, keeps the clip's own key times (an
+    /// FBX keyed off its frames, a glTF at 24 fps whose first key is at 1/30 s), so the
+    /// clip comes back keyed where it was.
+    pub(super) fn output_times(
+        &self,
+        clip: &Clip,
+        options: &RetargetClipOptions,
+    ) -> Result<(f32, Vec<f32>), RetargetError> {
+        let (fps, frames) = output_frames(clip, options)?;
+        if self.plan.same_rig && options.fps.is_none() {
+            let own = clip.key_times();
+            if own.len() >= 2 && own.len() <= MAX_FRAMES {
+                return Ok((fps, own));
+            }
+        }
+        Ok((fps, clip.even_times(frames).collect()))
+    }
+}
+
 /// A clip solved frame by frame, before the clip-level passes.
 pub(super) struct Solved {
     pub times: Vec<f32>,
@@ -128,15 +150,16 @@ pub(super) struct Solved {
 }
 
 impl Retargeter {
-    /// Solves `frames` frames of `clip` (`solve_each`) and keeps every pose, with what the
+    /// Solves `clip` at `times` (`solve_each`) and keeps every pose, with what the
     /// clip-level passes read: the source feet's and reach ends' world positions.
     pub(super) fn solve_frames(
         &self,
         source: &Skeleton,
         clip: &TrackReader,
         target: &Skeleton,
-        frames: usize,
+        times: Vec<f32>,
     ) -> Solved {
+        let frames = times.len();
         let mut poses = Vec::with_capacity(frames);
         let mut source_world = vec![glam::Mat4::IDENTITY; source.len()];
         let mut feet = vec![Vec::with_capacity(frames); self.plan.legs.len()];
@@ -167,7 +190,7 @@ impl Retargeter {
             poses.push(target_pose.clone());
             Ok::<_, std::convert::Infallible>(())
         };
-        let Ok(times) = self.solve_each(source, clip, target, frames, each);
+        let Ok(times) = self.solve_each(source, clip, target, times, each);
         Solved {
             times,
             poses,
@@ -177,7 +200,7 @@ impl Retargeter {
         }
     }
 
-    /// Solves `frames` frames spread evenly over `clip` (fitted to it: `fitted`) and hands
+    /// Solves `clip` at `times` (fitted to it: `fitted`) and hands
     /// each to `each` (the solver, the source pose, the target pose, the time), sampling the
     /// clip in place with one cursor (no search per track and frame).
     /// Returns the frames' times, or `each`'s first error.
@@ -186,10 +209,9 @@ impl Retargeter {
         source: &Skeleton,
         reader: &TrackReader,
         target: &Skeleton,
-        frames: usize,
+        times: Vec<f32>,
         mut each: impl FnMut(&Self, &Pose, &Pose, f32) -> Result<(), E>,
     ) -> Result<Vec<f32>, E> {
-        let times: Vec<f32> = reader.clip().even_times(frames).collect();
         let mut cursor = reader.cursor();
         // Sampling writes every animated joint each frame; the others keep their rest.
         let mut source_pose = Pose::rest(source);

@@ -8,7 +8,7 @@ use super::Retargeter;
 use super::plan::{SideReference, chain_to_root};
 use super::root::chain_world;
 use crate::humanoid::HumanBone;
-use crate::mapping::BoneMap;
+use crate::mapping::{BoneMap, TranslationMode};
 use crate::pose::Pose;
 use crate::skeleton::Skeleton;
 use glam::{Affine3A, Quat};
@@ -39,12 +39,26 @@ pub fn ik_bone_anchor(name: &str) -> Option<HumanBone> {
 }
 
 /// The target's IK bones that are no humanoid joint of `map` and whose hand or foot it maps,
-/// parents before children. One the map pairs by name with a source's IK bone follows the
-/// target's own hand too, not the source's.
-pub(super) fn ik_bones(target: &Skeleton, map: &BoneMap, tgt_ref: &SideReference) -> Vec<IkBone> {
+/// parents before children. One the map pairs with the source's IK bone of the same hand or
+/// foot, taking its translation too (one body on both sides), is not among them: it takes
+/// the source's motion, wherever the source's clip puts it. Paired without its translation
+/// (another body), it follows the target's own hand, not the source's bone.
+pub(super) fn ik_bones(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &BoneMap,
+    tgt_ref: &SideReference,
+) -> Vec<IkBone> {
     let parents = target.parents();
+    let from_source = |j: usize, name: &str| {
+        map.for_target(j).is_some_and(|p| {
+            p.translation != TranslationMode::None
+                && ik_bone_anchor(&source.names()[p.source]) == ik_bone_anchor(name)
+        })
+    };
     (target.names().iter().enumerate())
         .filter(|&(j, _)| map.for_target(j).is_none_or(|p| p.bone.is_none()))
+        .filter(|&(j, name)| !from_source(j, name))
         .filter_map(|(j, name)| {
             let anchor = map.for_bone(ik_bone_anchor(name)?)?.target;
             let turn = tgt_ref.rotations[anchor].inverse() * tgt_ref.rotations[j];

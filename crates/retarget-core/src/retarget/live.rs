@@ -149,7 +149,8 @@ impl Retargeter {
     ) -> Result<Option<PlantTrack>, RetargetError> {
         let (_, frames) = super::clip::output_frames(clip, options)?;
         let reader = TrackReader::new(clip);
-        let solved = self.solve_frames(source, &reader, target, frames);
+        let times = clip.even_times(frames).collect();
+        let solved = self.solve_frames(source, &reader, target, times);
         let mut report = Default::default();
         let (times, poses) = (&solved.times, &solved.poses);
         let Some(goals) = self.plant_goals(poses, times, &solved.feet, &mut report) else {

@@ -326,7 +326,7 @@ impl Retargeter {
                 map,
                 &target_reference.locals,
             ),
-            ik_bones: ik_bones::ik_bones(target, map, &tgt_ref),
+            ik_bones: ik_bones::ik_bones(source, target, map, &tgt_ref),
             feet,
             source_height: (hi - lo).max(1e-6),
             target_height: tgt_height.max(1e-6),
