@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -318,7 +319,10 @@ def main():
 
     with cf.ThreadPoolExecutor(max_workers=opt.jobs) as pool:
         list(pool.map(judged, chosen))
-    return report(chosen, all_pairs, opt, started)
+    code = report(chosen, all_pairs, opt, started)
+    if not opt.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return code
 
 
 def report(chosen, all_pairs, opt, started):
