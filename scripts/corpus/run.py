@@ -23,6 +23,7 @@ corpus is absent. Python standard library only; Blender's importers need Debian'
 """
 import argparse
 import concurrent.futures as cf
+import hashlib
 import json
 import os
 import re
@@ -281,7 +282,9 @@ def main():
     def want(path, args):
         key = path + " " + " ".join(args)
         if key not in jobs:
-            jobs[key] = (path, args, os.path.join(work, "dumps", f"d{len(jobs):04d}.json"))
+            # Named by what is read, so that `--reuse` never takes another file's dump.
+            name = hashlib.sha1(key.encode()).hexdigest()[:16]
+            jobs[key] = (path, args, os.path.join(work, "dumps", name + ".json"))
         return jobs[key][2]
 
     for p in chosen:

@@ -139,6 +139,25 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
             millimetres: args.reduce_mm.unwrap_or(d.millimetres),
         }
     });
+    // A target read without meshes or glTF nodes (a BVH skeleton, an FBX of bones only) has
+    // no character to carry the clip: it is written as its skeleton and clips, as batch does.
+    let target = &session.target.asset;
+    let joints = session.target.skeleton().len();
+    let bare = target.meshes.is_empty()
+        && (target.joint_nodes)
+            .get(session.target.skeleton_index)
+            .is_none_or(|n| n.len() != joints);
+    let mut notes = Vec::new();
+    let format = match format {
+        ExportFormat::GlbWithCharacter if bare => {
+            notes.push(format!(
+                "note: {} has no meshes: written as its skeleton and clips (animation only)",
+                session.target.path.display()
+            ));
+            ExportFormat::GlbAnimationOnly
+        }
+        format => format,
+    };
     let job = ExportJob {
         format,
         clips,
@@ -161,6 +180,9 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     };
     drop(progress);
     let mut out = String::new();
+    for note in &notes {
+        let _ = writeln!(out, "{note}");
+    }
     if let Some((before, after)) = summary.reduced {
         let _ = writeln!(out, "key reduction: {before} keys -> {after}");
     }

@@ -346,3 +346,31 @@ fn retarget_mirror_writes_the_walk_mirrored() {
         "the left foot is {worst} m off the right foot's mirror image"
     );
 }
+
+#[test]
+fn a_glb_onto_a_character_without_meshes_is_written_as_its_skeleton_and_clips() {
+    // A HumanIK character of bones only, in FBX: it has no meshes and no glTF nodes to put
+    // a clip on. The GLB is its skeleton and the clip, with a note, not a refusal.
+    let Some(target) =
+        crate::common::corpus_path("characters/fbx/maya_humanik_character1_zero_scale_toe.fbx")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("walk.glb");
+    let source = crate::common::asset_path("bvh/02_01.bvh");
+    let printed = crate::common::cli_ok(&[
+        "retarget",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(printed.contains("has no meshes"), "{printed}");
+    let doc = gltf::Gltf::open(&out).unwrap();
+    assert_eq!(doc.animations().count(), 1);
+    assert!(doc.nodes().count() >= 60, "{} nodes", doc.nodes().count());
+}

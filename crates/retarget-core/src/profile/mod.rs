@@ -123,9 +123,10 @@ pub fn body_mask(skeleton: &Skeleton, weights: &[f32]) -> Option<Vec<bool>> {
 }
 
 /// Whether a deform mask keeps a limb its names give. A skin that leaves out every joint
-/// named as an upper arm, forearm, thigh or shin while the names give some (Unity's Starter
-/// Assets armature weights only its chest, neck and head) says nothing of which joints are
-/// the body: the mask would call every limb a helper, so it is not taken.
+/// named as an upper arm, forearm, thigh or shin while the names give some, and keeps under a
+/// third of the joints (Unity's Starter Assets armature weights only its chest, neck and
+/// head: 7 of 68), says nothing of which joints are the body: the mask would call every limb
+/// a helper, so it is not taken.
 fn skin_covers_named_limbs(skeleton: &Skeleton, keep: &[bool]) -> bool {
     let limb = |j: &usize| {
         matches!(
@@ -134,7 +135,10 @@ fn skin_covers_named_limbs(skeleton: &Skeleton, keep: &[bool]) -> bool {
         )
     };
     let named: Vec<usize> = (0..skeleton.len()).filter(limb).collect();
-    named.is_empty() || named.iter().any(|&j| keep[j])
+    // A mask that keeps most of the rig is a body whose limb names the reader does not
+    // know, with controls beside it named as limbs (`l-ARMCONTROL`): it stands.
+    let kept = keep.iter().filter(|&&k| k).count();
+    named.is_empty() || named.iter().any(|&j| keep[j]) || kept * 3 >= keep.len()
 }
 
 /// Fingers, toes, eyes and the jaw: bones a rig may leave without weight (a robot's hand

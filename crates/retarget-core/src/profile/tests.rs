@@ -291,6 +291,14 @@ fn a_skin_that_leaves_out_every_named_limb_does_not_make_helpers_of_them() {
             joint("Chest", Some(5), [0.0, 0.2, 0.0]),
             joint("Neck", Some(6), [0.0, 0.2, 0.0]),
             joint("Head", Some(7), [0.0, 0.1, 0.0]),
+            joint("Left_UpperArm", Some(6), [0.2, 0.15, 0.0]),
+            joint("Left_LowerArm", Some(9), [0.3, 0.0, 0.0]),
+            joint("Left_Hand", Some(10), [0.25, 0.0, 0.0]),
+            joint("Right_UpperArm", Some(6), [-0.2, 0.15, 0.0]),
+            joint("Right_LowerArm", Some(12), [-0.3, 0.0, 0.0]),
+            joint("Right_Hand", Some(13), [-0.25, 0.0, 0.0]),
+            joint("Left_Foot", Some(2), [0.0, -0.45, 0.0]),
+            joint("Right_Foot", Some(4), [0.0, -0.45, 0.0]),
         ],
     )
     .unwrap();
