@@ -29,6 +29,10 @@ import os
 import subprocess
 import sys
 
+# judge's figures as a dict, shared with the corpus harness.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
+from measure import judge  # noqa: E402
+
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
 LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0,
           "grip": 30.0, "penetration": 10.0}
@@ -75,22 +79,6 @@ def dump(args):
         if r.returncode != 0:
             return f"{path}: {r.stderr.strip().splitlines()[-1:]}"
     return None
-
-
-def judge(*args):
-    r = subprocess.run([sys.executable, os.path.join(TOOLS, "judge.py"), *args],
-                       capture_output=True, text=True)
-    out = r.stdout.strip()
-    if "no contacts" in out:
-        return None
-    figures = {}
-    for word in out.split():
-        key, _, value = word.partition("=")
-        try:
-            figures[key] = float(value.removesuffix("deg"))
-        except ValueError:
-            pass
-    return figures
 
 
 def closest(p0, p1, q0, q1):

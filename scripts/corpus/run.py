@@ -76,7 +76,7 @@ def cli(*args, timeout=900):
     return r
 
 
-def inspect(entry, work):
+def inspect(entry):
     """The file's clips as `inspect --json` lists them (with their index), or the reason it
     cannot be read."""
     r = cli("inspect", entry["path"], "--json")
@@ -202,11 +202,10 @@ def run_dumps(jobs, work):
         if os.path.exists(out):
             continue
         why = errors.get(path, "")
-        plain = [a for i, a in enumerate(args) if a != "--armature" and (i == 0 or args[i - 1] != "--armature")]
         if path.endswith(".fbx"):
             continue
         bare = ["--all-nodes"] if path.endswith(".vrma") or "no armature" in why else []
-        r = subprocess.run([os.path.join(measure.TOOLS, "ref-dump"), path, "-o", out, *plain, *bare],
+        r = subprocess.run([os.path.join(measure.TOOLS, "ref-dump"), path, "-o", out, *args, *bare],
                            capture_output=True, text=True)
         if r.returncode != 0:
             errors[path] = (why + " / ref-dump: " + r.stderr.strip()[-200:]).strip(" /")
@@ -246,12 +245,12 @@ def main():
 
     def clips_of(e):
         if e["file"] not in clip_cache:
-            clip_cache[e["file"]] = inspect(e, work)
+            clip_cache[e["file"]] = inspect(e)
         return clip_cache[e["file"]]
 
     sources = [e for e in entries if e["role"] in ("clip", "both")]
     with cf.ThreadPoolExecutor(max_workers=opt.jobs) as pool:
-        for e, c in zip(sources, pool.map(lambda e: inspect(e, work), sources)):
+        for e, c in zip(sources, pool.map(inspect, sources)):
             clip_cache[e["file"]] = c
     all_pairs = pairing.make_pairs(entries, clips_of)
     chosen = all_pairs
