@@ -321,6 +321,12 @@ def main():
 
     with cf.ThreadPoolExecutor(max_workers=opt.jobs) as pool:
         list(pool.map(judged, chosen))
+    # Where each pair's readings are, for `explain.py` (judge's full output on one pair).
+    json.dump({p["id"]: {"kind": p["kind"], "dumps": p.get("dumps"), "judge": p.get("judge"),
+                         "spec": os.path.join(work, "dumps", slug(p["id"]) + ".spec.json"),
+                         "source": p["source"]["path"], "target": p["target"]["path"],
+                         "output": p.get("output")}
+               for p in chosen}, open(os.path.join(work, "judged.json"), "w"), indent=1)
     code = report(chosen, all_pairs, opt, started)
     if not opt.work:
         shutil.rmtree(work, ignore_errors=True)
