@@ -305,10 +305,16 @@ fn root_moved(session: &Session, b: &Motion) -> Vec<usize> {
 }
 
 /// Joint pairs for the same-rig measure: one body on both sides, in the same units (a
-/// rescaled copy moves as the source, but not through the same points).
+/// rescaled copy moves as the source, but not through the same points). The sizes compared
+/// are the two rest poses', never the output's: an output that moves a joint away must be
+/// measured, not taken for a rescaled copy.
 fn same_rig_pairs(session: &Session, a: &Motion, b: &Motion) -> Vec<(usize, usize)> {
-    let (ha, hb) = (a.height(0), b.height(0));
-    if !session.same_rig() || (ha - hb).abs() > 1e-3 * ha.max(hb) {
+    if !session.same_rig() {
+        return Vec::new();
+    }
+    let rest_height = |side: &Side| motion(side, &measured_joints(side), None, &[0.0]).height(0);
+    let (ha, hb) = (rest_height(&session.source), rest_height(&session.target));
+    if (ha - hb).abs() > 1e-3 * ha.max(hb) {
         return Vec::new();
     }
     let (src, tgt) = (
