@@ -213,7 +213,12 @@ def run_dumps(jobs, work):
 
 
 def verdict(pair):
-    """pass, fail (with the measures) or error, on judge's figures."""
+    """pass, fail (with the measures) or error, on judge's figures. A file we refuse that no
+    independent reader reads either (an FBX Blender cannot import: ref-dump reads no FBX) is
+    unjudged: there is nothing to say it holds a body we lost."""
+    unreadable = lambda e: e.get("blender_reads") is False and e["file"].lower().endswith(".fbx")
+    if pair.get("error") and (unreadable(pair["source"]) or unreadable(pair["target"])):
+        return "unjudged"
     if pair.get("error"):
         return "fail"
     fig = pair.get("judge")
