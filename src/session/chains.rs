@@ -24,6 +24,7 @@ impl Side {
     pub fn auto_chains(&self) -> ChainSkeleton {
         let positions = self.reference_positions();
         let frame = BuildFrame {
+            names: self.skeleton().names(),
             parents: self.skeleton().parents(),
             positions: &positions,
             forward: Vec3::Z,

@@ -57,8 +57,9 @@ impl FacingReading {
 
 /// Reads which way `side` faces in its world (its container edits included). A BVH's up was
 /// read from its motion and stood up by its container, so labels whose hips-to-head line
-/// lies down there say nothing of its facing; nor does a BVH without labels. Either reads
-/// forward from the motion. `None`: nothing to go on, the side is left as it stands.
+/// lies down there say nothing of its facing; nor does a side without labels. Either reads
+/// forward from the motion, else from its body line. `None`: nothing to go on, the side is
+/// left as it stands.
 pub fn read_facing(side: &Side) -> Option<FacingReading> {
     let labels = side.bone_labels();
     let labelled = side
@@ -71,8 +72,11 @@ pub fn read_facing(side: &Side) -> Option<FacingReading> {
     match labelled {
         Some(f) if !(stood_by_motion && lies_down(&f)) => Some(FacingReading::Labels(f)),
         Some(_) => motion_forward(side).map(FacingReading::Motion),
-        None if side.asset.format == Format::Bvh => motion_forward(side).map(FacingReading::Motion),
-        None => None,
+        // A creature's file says its facing only by convention (glTF faces +Z, an FBX
+        // declares a front axis), and many ignore it (a Blender dog faces +X): where its
+        // travel or its body line says, that wins, or its legs are tagged front and back
+        // for left and right.
+        None => motion_forward(side).map(FacingReading::Motion),
     }
 }
 

@@ -224,3 +224,36 @@ fn a_quadruped_named_as_a_biped_faces_its_motion_and_stays_on_four_legs() {
         );
     }
 }
+
+/// A Blender quadruped faces +X although its FBX declares the usual front: read as facing
+/// +Z, its left side lay ahead, so its two front legs were both tagged "left" and its hind
+/// legs neither, and a source's right legs drove nothing. Read from its body line (its
+/// pelvis behind its chest), it has a left and a right leg at the front and at the back.
+/// A corpus file: skipped, saying so, without the corpus.
+#[test]
+fn a_quadruped_facing_another_axis_has_a_left_and_a_right_leg_front_and_back() {
+    use retarget_studio::core::chains::{Depth, Lateral, LimbType};
+    let Some(dog) = crate::common::corpus_path(
+        "creatures/fbx/quaternius_dog_blender276_bone_nnn_names_ik_roots.fbx",
+    ) else {
+        return;
+    };
+    let session =
+        Session::automatic(&asset_path("gltf/Fox.glb"), &dog, &ImportOptions::default()).unwrap();
+    let mut legs: Vec<(Depth, Lateral)> = session
+        .target
+        .chains
+        .limbs()
+        .filter(|c| c.tags.limb == LimbType::Leg)
+        .map(|c| (c.tags.depth, c.tags.lateral))
+        .collect();
+    legs.sort_by_key(|&(d, l)| (d as u8, l as u8));
+    let mut want = vec![
+        (Depth::Front, Lateral::Left),
+        (Depth::Front, Lateral::Right),
+        (Depth::Back, Lateral::Left),
+        (Depth::Back, Lateral::Right),
+    ];
+    want.sort_by_key(|&(d, l)| (d as u8, l as u8));
+    assert_eq!(legs, want, "the dog's legs");
+}

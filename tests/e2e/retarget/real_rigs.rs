@@ -122,7 +122,11 @@ fn the_same_rig_measure_is_taken_when_the_output_moves_a_joint_away() {
     let limits = Thresholds::default();
     let kept = session.quality(Some("Walking"), &limits).unwrap();
     let same = kept.same_rig.expect("one rig on both sides: measured");
-    assert!(same.max < 1e-3, "given back: {:.2e} of the height", same.max);
+    assert!(
+        same.max < 1e-3,
+        "given back: {:.2e} of the height",
+        same.max
+    );
     let spine = target_of(&session, HumanBone::Spine);
     let turn = glam::Quat::from_rotation_x(0.6);
     session
@@ -133,7 +137,9 @@ fn the_same_rig_measure_is_taken_when_the_output_moves_a_joint_away() {
         })
         .unwrap();
     let moved = session.quality(Some("Walking"), &limits).unwrap();
-    let same = moved.same_rig.expect("a spine bent by hand is still measured");
+    let same = moved
+        .same_rig
+        .expect("a spine bent by hand is still measured");
     assert!(same.max > 1e-2, "the bent body is off: {:.2e}", same.max);
 }
 

@@ -4,6 +4,7 @@ use crate::chains::{BuildFrame, build};
 
 fn chains(rig: &Rig) -> ChainSkeleton {
     build(&BuildFrame {
+        names: &[],
         parents: &rig.1,
         positions: &rig.2,
         forward: Vec3::Z,

@@ -14,6 +14,9 @@ pub struct BuildFrame<'a> {
     pub positions: &'a [Vec3],
     /// Horizontal direction the character faces (+Z for a glTF or characterized rig).
     pub forward: Vec3,
+    /// Joint names, or none: a side a limb's names say outweighs where it lies (a galloping
+    /// dog's first frame, a rig read facing the wrong way).
+    pub names: &'a [String],
 }
 
 /// A run of joints with one child each, ended by a leaf or a branch.
@@ -275,6 +278,7 @@ mod tests {
     fn a_biped_has_pelvis_spine_four_limbs_and_fingers() {
         let (names, parents, pos) = biped();
         let cs = build(&BuildFrame {
+            names: &[],
             parents: &parents,
             positions: &pos,
             forward: Vec3::Z,
@@ -324,6 +328,7 @@ mod tests {
         parents.push(Some(pole));
         pos.push(pos[pole] + Vec3::Z * 0.05);
         let cs = build(&BuildFrame {
+            names: &[],
             parents: &parents,
             positions: &pos,
             forward: Vec3::Z,
@@ -338,9 +343,35 @@ mod tests {
     }
 
     #[test]
+    fn a_limbs_side_comes_from_its_names_where_they_say_one() {
+        // Read as facing +X while it faces +Z: by where they lie, both front legs are on
+        // one side and both hind legs on the other.
+        let (names, parents, pos) = fox_like();
+        let sides = |given: &[String]| {
+            let cs = build(&BuildFrame {
+                names: given,
+                parents: &parents,
+                positions: &pos,
+                forward: Vec3::X,
+            });
+            ["front_l", "front_r", "back_l", "back_r"].map(|start| {
+                let chain = cs.chains.iter().find(|c| names[c.start()] == start);
+                chain.expect("a leg chain").tags.lateral
+            })
+        };
+        let by_place = sides(&[]);
+        assert_eq!(by_place[0], by_place[1], "by place alone: {by_place:?}");
+        assert_eq!(
+            sides(&names),
+            [Lateral::Left, Lateral::Right, Lateral::Left, Lateral::Right]
+        );
+    }
+
+    #[test]
     fn a_quadruped_has_front_and_back_legs_and_a_tail() {
         let (names, parents, pos) = fox_like();
         let cs = build(&BuildFrame {
+            names: &[],
             parents: &parents,
             positions: &pos,
             forward: Vec3::Z,
@@ -381,6 +412,7 @@ mod tests {
         let parents = [None, Some(0), Some(1)];
         let pos = [Vec3::ZERO, Vec3::Y, Vec3::Y * 2.0];
         let cs = build(&BuildFrame {
+            names: &[],
             parents: &parents,
             positions: &pos,
             forward: Vec3::Z,
@@ -389,6 +421,7 @@ mod tests {
         assert_eq!(covered, 3, "every joint is in a chain");
         assert!(cs.limbs().next().is_none());
         let empty = build(&BuildFrame {
+            names: &[],
             parents: &[],
             positions: &[],
             forward: Vec3::Z,

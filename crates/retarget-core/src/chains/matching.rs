@@ -322,6 +322,7 @@ mod tests {
 
     fn side_of(rig: &(Vec<String>, Vec<Option<usize>>, Vec<Vec3>)) -> ChainSkeleton {
         build(&BuildFrame {
+            names: &[],
             parents: &rig.1,
             positions: &rig.2,
             forward: Vec3::Z,

@@ -23,7 +23,13 @@ pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkelet
         return build(frame);
     }
     let positions = sub.pick(frame.positions);
+    let names = if frame.names.is_empty() {
+        Vec::new()
+    } else {
+        sub.pick(frame.names)
+    };
     let inner = build(&BuildFrame {
+        names: &names,
         parents: &sub.parents,
         positions: &positions,
         forward: frame.forward,

@@ -8,6 +8,7 @@ use glam::Vec3;
 /// The frame limbs are tagged in: the pelvis, the character's axes, the floor and size.
 pub(super) struct Tagger<'a> {
     positions: &'a [Vec3],
+    names: &'a [String],
     pelvis: Vec3,
     forward: Vec3,
     left: Vec3,
@@ -41,6 +42,7 @@ impl<'a> Tagger<'a> {
             .fold((f32::MAX, f32::MIN), |(a, b), d| (a.min(*d), b.max(*d)));
         Self {
             positions: pos,
+            names: frame.names,
             pelvis: origin,
             forward,
             left,
@@ -63,7 +65,9 @@ pub(super) fn tag_limb(t: &Tagger, joints: &[usize], effectors: usize) -> Tags {
     let start = pos[joints[0]];
     let end = pos[*joints.last().expect("limbs have joints")];
     let side = (mean - t.pelvis).dot(t.left);
-    let lateral = if side > 0.025 * t.size {
+    let lateral = if let Some(named) = named_side(t.names, joints) {
+        named
+    } else if side > 0.025 * t.size {
         Lateral::Left
     } else if side < -0.025 * t.size {
         Lateral::Right
@@ -104,4 +108,19 @@ pub(super) fn tag_limb(t: &Tagger, joints: &[usize], effectors: usize) -> Tags {
         lateral,
         limb,
     }
+}
+
+/// The side every joint name of a limb that says one agrees on (`FrontLeg.L`, `LeftUpLeg`),
+/// or `None` when none says or they disagree.
+fn named_side(names: &[String], joints: &[usize]) -> Option<Lateral> {
+    let mut said = joints
+        .iter()
+        .filter_map(|&j| names.get(j))
+        .filter_map(|n| crate::profile::side_of_name(n));
+    let first = said.next()?;
+    said.all(|s| s == first).then_some(if first {
+        Lateral::Left
+    } else {
+        Lateral::Right
+    })
 }

@@ -59,6 +59,7 @@ fn read(skeleton: &Skeleton, clip: &Clip, labels: &[Option<HumanBone>]) -> Optio
     let rest = Pose::rest(skeleton);
     let positions = rest.world_positions(skeleton);
     let chains = build(&BuildFrame {
+        names: &[],
         parents: skeleton.parents(),
         positions: &positions,
         forward: Vec3::Z,

@@ -127,6 +127,7 @@ mod tests {
             .collect();
         let s = Skeleton::new("fox", Mat4::IDENTITY, defs).unwrap();
         let chains = build(&BuildFrame {
+            names: &[],
             parents: &parents,
             positions: &pos,
             forward: Vec3::Z,
