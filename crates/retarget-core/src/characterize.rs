@@ -265,6 +265,20 @@ pub fn canonical_offsets(
     offsets
 }
 
+/// Whether a pose in world space (+Y up) stands upright: standing (`is_standing`) with the
+/// hips-to-head line within 45° of +Y. A zero pose that stands along another axis than its
+/// motion (a Y-up rest under a Z-up motion, tipped over by the turn that stands the motion
+/// up) lies on its back. `None` as `is_standing`.
+pub fn stands_upright(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<bool> {
+    let standing = is_standing(labels, positions)?;
+    let hips = labels.iter().position(|l| *l == Some(HumanBone::Hips))?;
+    let head = [HumanBone::Head, HumanBone::Neck, HumanBone::UpperChest]
+        .iter()
+        .find_map(|b| labels.iter().position(|l| *l == Some(*b)))?;
+    let up = positions[head] - positions[hips];
+    Some(standing && up.angle_between(Vec3::Y) < 45f32.to_radians())
+}
+
 /// Whether a pose stands as a figure does: the head above the hips and the feet below them,
 /// on one line within 45°. Mocap whose zero pose lies along +X (LAFAN1, Bandai Namco) does
 /// not; its motion does. `None` without hips, a head (or neck) and a foot.
