@@ -299,7 +299,7 @@ def main():
             # A BVH or FBX written onto its own character keeps its unit and axes: read as
             # the source is.
             own_format = not p["output"].endswith(".glb")
-            args = shlex.split(p["source"].get("posedump_args") or "") if own_format else []
+            args = dump_args(p["source"]) if own_format else []
             p["dumps"]["output"] = want(p["output"], args + ([] if p["output"].endswith(".bvh") else ["-a", "0"]))
         else:
             p["dumps"]["output"] = want(p["output"], ["-a", "0"])

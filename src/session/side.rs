@@ -361,10 +361,10 @@ impl Side {
     }
 
     /// Whether the reference pose was read from the motion because the zero pose does not
-    /// stand (then the zero pose's root position means nothing either).
+    /// stand upright (then the zero pose's root position means nothing either).
     pub fn stance_from_motion(&self) -> bool {
         matches!(self.file.reference, PoseSource::Frame { .. })
-            && crate::core::characterize::is_standing(
+            && crate::core::characterize::stands_upright(
                 &self.bone_labels(),
                 &self.zero_pose_positions(),
             ) == Some(false)
@@ -375,11 +375,12 @@ impl Side {
         crate::core::Pose::rest(skeleton).world_positions(skeleton)
     }
 
-    /// Mocap whose zero pose is not a standing figure (LAFAN1 and Bandai Namco lay every
-    /// bone along +X): labels are read from the first frame of the motion instead, and the
-    /// reference pose starts there, with a note saying so.
+    /// Mocap whose zero pose is not a figure standing upright (LAFAN1 and Bandai Namco lay
+    /// every bone along +X; a Y-up zero pose under a Z-up motion lies on its back once the
+    /// motion is stood up): labels are read from the first frame of the motion instead, and
+    /// the reference pose starts there, with a note saying so.
     fn stand_from_motion(&mut self) -> Result<(), SessionError> {
-        use crate::core::characterize::is_standing;
+        use crate::core::characterize::stands_upright;
         let positions = |side: &Side| -> Vec<glam::Vec3> {
             side.reference
                 .world_matrices(side.skeleton())
@@ -388,12 +389,15 @@ impl Side {
                 .collect()
         };
         if self.file.reference != PoseSource::Bind
-            || is_standing(&self.bone_labels(), &positions(self)) == Some(true)
+            || stands_upright(&self.bone_labels(), &positions(self)) == Some(true)
         {
             return Ok(());
         }
-        if !self.is_humanoid() {
-            return self.creature_from_motion();
+        // A BVH's labels were read on a zero pose that may lie down: its motion may still
+        // stand a humanoid up.
+        let bvh = self.asset.format == crate::io::asset::Format::Bvh;
+        if !self.is_humanoid() && !bvh {
+            return Ok(());
         }
         let Some(clip) = self.clips().first().map(|c| c.name.clone()) else {
             return Ok(());
@@ -406,16 +410,19 @@ impl Side {
         self.rebuild_reference()?;
         let labels = side_labels(self.skeleton(), &self.reference);
         let bones: Vec<_> = labels.iter().map(|l| l.map(|l| l.bone)).collect();
-        if is_standing(&bones, &positions(self)) == Some(true) {
+        if stands_upright(&bones, &positions(self)) == Some(true) {
             self.labels = labels;
             self.asset.warnings.push(format!(
-                "reference pose: frame 0 of clip '{clip}' (the file's zero pose is not a standing figure)"
+                "reference pose: frame 0 of clip '{clip}' (the file's zero pose is not a standing figure, head up)"
             ));
-        } else {
-            (self.file.reference, self.labels) = previous;
-            self.rebuild_reference()?;
+            return Ok(());
         }
-        Ok(())
+        (self.file.reference, self.labels) = previous;
+        self.rebuild_reference()?;
+        if self.is_humanoid() {
+            return Ok(());
+        }
+        self.creature_from_motion()
     }
 
     /// A BVH creature whose zero pose hangs its limbs elsewhere than its motion does (a

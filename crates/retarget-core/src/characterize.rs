@@ -265,6 +265,20 @@ pub fn canonical_offsets(
     offsets
 }
 
+/// Whether a pose in world space (+Y up) stands upright: standing (`is_standing`) with the
+/// hips-to-head line within 45° of +Y. A zero pose that stands along another axis than its
+/// motion (a Y-up rest under a Z-up motion, tipped over by the turn that stands the motion
+/// up) lies on its back. `None` as `is_standing`.
+pub fn stands_upright(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<bool> {
+    let standing = is_standing(labels, positions)?;
+    let hips = labels.iter().position(|l| *l == Some(HumanBone::Hips))?;
+    let head = [HumanBone::Head, HumanBone::Neck, HumanBone::UpperChest]
+        .iter()
+        .find_map(|b| labels.iter().position(|l| *l == Some(*b)))?;
+    let up = positions[head] - positions[hips];
+    Some(standing && up.angle_between(Vec3::Y) < 45f32.to_radians())
+}
+
 /// Whether a pose stands as a figure does: the head above the hips and the feet below them,
 /// on one line within 45°. Mocap whose zero pose lies along +X (LAFAN1, Bandai Namco) does
 /// not; its motion does. `None` without hips, a head (or neck) and a foot.
@@ -290,7 +304,13 @@ pub fn is_standing(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<b
     if up.length_squared() < 1e-12 || down.length_squared() < 1e-12 {
         return Some(false);
     }
-    Some(up.angle_between(-down) < 45f32.to_radians())
+    // Each foot below the hips, not only their mean: legs laid out to either side (Bandai
+    // Namco's zero pose, one leg along +X and the other along -X) meet in a mean under the
+    // hips that no leg reaches.
+    let each_below = feet
+        .iter()
+        .all(|&f| (positions[f] - positions[hips]).dot(up) < 0.0);
+    Some(each_below && up.angle_between(-down) < 45f32.to_radians())
 }
 
 #[cfg(test)]
@@ -447,5 +467,27 @@ mod tests {
         let r = ReferencePose::new(&s, flat, &ContainerEdit::default(), &[]);
         assert_eq!(is_standing(&labels, &positions(&s, &r)), Some(false));
         assert_eq!(is_standing(&[None; 15], &positions(&s, &r)), None);
+    }
+
+    #[test]
+    fn legs_laid_out_to_either_side_do_not_stand() {
+        // Bandai Namco's zero pose: the spine along +X, the left leg along +X and the right
+        // along -X, so the feet's mean lies past the hips from the head though neither foot
+        // does.
+        let (s, labels) = figure();
+        let mut laid = Pose::rest(&s);
+        for j in 0..s.len() {
+            laid.rotations[j] = Quat::IDENTITY;
+            let len = laid.translations[j].length();
+            let sign = if (12..15).contains(&j) { -1.0 } else { 1.0 };
+            laid.translations[j] = match j {
+                0 => Vec3::ZERO,
+                // The hip joints a little behind the hips along the body's line.
+                9 | 12 => Vec3::new(-0.05, 0.1 * sign, 0.0),
+                _ => Vec3::X * len * sign,
+            };
+        }
+        let r = ReferencePose::new(&s, laid, &ContainerEdit::default(), &[]);
+        assert_eq!(is_standing(&labels, &positions(&s, &r)), Some(false));
     }
 }

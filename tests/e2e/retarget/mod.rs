@@ -13,6 +13,7 @@ mod invariants;
 mod keep_out;
 mod leg_options;
 mod mirror;
+mod mocap_stance;
 mod own_clip;
 mod profile_labels;
 mod real_files;
