@@ -286,8 +286,14 @@ def main():
     def want(path, args):
         key = path + " " + " ".join(args)
         if key not in jobs:
-            # Named by what is read, so that `--reuse` never takes another file's dump.
-            name = hashlib.sha1(key.encode()).hexdigest()[:16]
+            # Named by what is read: a corpus file by its real path (one name from any
+            # worktree), an output by its bytes (a run again in the same folder must not take
+            # the last run's reading of an output since rewritten).
+            if path.startswith(work):
+                what = hashlib.sha1(open(path, "rb").read()).hexdigest()
+            else:
+                what = os.path.realpath(path)
+            name = hashlib.sha1((what + " " + " ".join(args)).encode()).hexdigest()[:16]
             jobs[key] = (path, args, os.path.join(work, "dumps", name + ".json"))
         return jobs[key][2]
 
