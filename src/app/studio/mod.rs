@@ -54,6 +54,9 @@ pub struct Prefs {
     pub tools_open: bool,
     /// Bumped by View ▸ Reset layout: the panel gets a new id, so egui forgets its width.
     pub layout_generation: u32,
+    /// The window's width and the open tool panel's, as last drawn: a window opened
+    /// narrower than the last one narrows the panel it kept, not the viewports.
+    pub last_layout: Option<[f32; 2]>,
 }
 
 /// One viewport's show toggles.
@@ -92,6 +95,7 @@ impl Default for Prefs {
             panel: panels::PanelState::default(),
             tools_open: true,
             layout_generation: 0,
+            last_layout: None,
         }
     }
 }
@@ -278,8 +282,9 @@ impl StudioApp {
             .as_ref()
             .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
         self.undo.clear(!doc.dirty);
-        // Folds name joints of the old skeleton.
+        // Folds name joints of the old skeleton; the filter searched its names.
         self.prefs.panel.folded.clear();
+        self.prefs.panel.map_filter.clear();
         self.doc = doc;
         self.live = None;
         self.tasks.live_failed = None;
@@ -479,7 +484,9 @@ impl StudioApp {
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
         match self.clip_info() {
             Some(info) => {
-                let fps = self.frames.fps();
+                // Paused, frames are drawn only when something moves: their rate says
+                // nothing about playback, so none is shown.
+                let fps = self.frames.fps().filter(|_| self.playback.playing);
                 let timeline = timeline_ui(ui, &mut self.playback, &info, fps);
                 if let Some(name) = timeline.picked {
                     self.commands.push(Command::SelectClip(name));
