@@ -7,6 +7,7 @@ pub mod bone_tree;
 mod chain_editor;
 pub mod curves;
 mod export;
+mod export_size;
 pub mod fingers;
 mod pose;
 pub mod quality_tab;
@@ -14,7 +15,7 @@ pub mod skeleton;
 mod solve;
 mod solve_chains;
 
-pub use export::ExportRequest;
+pub use export::{ExportRequest, FpsChoice};
 
 use super::command::Command;
 use super::document::Document;

@@ -189,3 +189,37 @@ fn every_export_control_is_reachable_at_1000_by_700() {
         "the Export button at {at:?} (first {before:?}) stays outside the panel {visible:?}"
     );
 }
+
+#[test]
+fn every_control_of_the_tool_tabs_is_reachable_at_1000_by_700() {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::{NodeT, by};
+    for tab in [Tab::Skeleton, Tab::Pose, Tab::Solve, Tab::Export] {
+        let mut h = demo(tab, egui::vec2(1000.0, 700.0));
+        let visible = h.state().drawn.tools_rect.unwrap();
+        let controls: Vec<String> = [Role::Button, Role::CheckBox, Role::RadioButton]
+            .into_iter()
+            .flat_map(|role| {
+                h.query_all(by().role(role))
+                    // The panel's contents: below its title row (whose "Hide tools" stays).
+                    .filter(|n| visible.x_range().contains(n.rect().center().x))
+                    .filter(|n| n.rect().top() >= visible.top() - 1.0)
+                    .filter_map(|n| n.accesskit_node().label())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(controls.len() > 3, "{tab:?}: {controls:?}");
+        for label in controls {
+            if h.query_all_by_label(&label).count() != 1 {
+                continue;
+            }
+            h.get_by_label(&label).scroll_to_me();
+            h.run_steps(2);
+            let at = h.get_by_label(&label).rect();
+            assert!(
+                visible.expand(1.0).contains_rect(at),
+                "{tab:?}: '{label}' at {at:?} cannot be brought into the panel {visible:?}"
+            );
+        }
+    }
+}

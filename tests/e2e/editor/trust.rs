@@ -170,3 +170,31 @@ fn the_frame_rate_is_not_counted_while_paused() {
     assert!(h.state().frames.fps().is_some(), "frames were drawn");
     h.get_by_label("– fps");
 }
+
+#[test]
+fn a_capture_rate_source_is_offered_the_target_s_rate_and_the_size_is_shown() {
+    use retarget_studio::app::panels::FpsChoice;
+    // The CMU walk is a 120 fps capture.
+    let launch = Launch {
+        source: Some(asset_path("bvh/02_01.bvh")),
+        target: Some(asset_path("gltf/CesiumMan.glb")),
+        ..Launch::default()
+    };
+    let mut h = editor_launched(launch, Tab::Export);
+    h.set_size(egui::vec2(1500.0, 1200.0));
+    h.run_steps(2);
+    h.get_by_label_contains("keys at 120 fps (≈");
+    h.get_by_label_contains("The source runs at 120 fps");
+    let offer = h.get_by_label_contains("fps, keys reduced");
+    offer.click();
+    h.run_steps(2);
+    let form = &h.state().prefs.panel.export;
+    assert!(form.reduce, "keys reduced");
+    assert!(
+        matches!(form.fps, FpsChoice::Fixed(24 | 30 | 60)),
+        "{:?}",
+        form.fps
+    );
+    assert!(h.query_by_label_contains("The source runs at").is_none());
+    h.get_by_label_contains("fewer once reduced");
+}
