@@ -54,8 +54,7 @@ pub struct Prefs {
     pub tools_open: bool,
     /// Bumped by View ▸ Reset layout: the panel gets a new id, so egui forgets its width.
     pub layout_generation: u32,
-    /// The window's width and the open tool panel's, as last drawn: a window opened
-    /// narrower than the last one narrows the panel it kept, not the viewports.
+    /// Window and open tool panel widths last drawn: a narrower next window narrows the panel.
     pub last_layout: Option<[f32; 2]>,
 }
 
@@ -484,8 +483,7 @@ impl StudioApp {
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
         match self.clip_info() {
             Some(info) => {
-                // Paused, frames are drawn only when something moves: their rate says
-                // nothing about playback, so none is shown.
+                // Paused, frames are drawn only when something moves: no rate to show.
                 let fps = self.frames.fps().filter(|_| self.playback.playing);
                 let timeline = timeline_ui(ui, &mut self.playback, &info, fps);
                 if let Some(name) = timeline.picked {
