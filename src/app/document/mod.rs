@@ -51,13 +51,15 @@ impl Document {
         }
     }
 
-    /// A new, unsaved document that maps `source` onto `target` automatically.
+    /// A new, unsaved document that maps `source` onto `target` automatically. Not dirty:
+    /// until an edit it holds nothing that opening the two files again would not give, so
+    /// quitting or File ▸ New has nothing to ask about.
     pub fn from_files(source: &Path, target: &Path) -> anyhow::Result<Self> {
         let session = Session::automatic(source, target, &ImportOptions::default())?;
         Ok(Self {
             session: Some(session),
             project_path: None,
-            dirty: true,
+            dirty: false,
             revision: 1,
             opened_as: None,
             loose: [None, None],

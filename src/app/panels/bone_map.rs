@@ -269,8 +269,9 @@ fn table_ui(
         });
 }
 
-/// The width of the columns after the two names (bone, method, modes, status), about.
-const FIXED_COLUMNS: f32 = 100.0 + 64.0 + 72.0 + 72.0 + 34.0 + 7.0 * 8.0;
+/// The width of the columns after the two names (bone, method, modes, status), about,
+/// with the spacing between the columns and the table's scroll bar.
+const FIXED_COLUMNS: f32 = 100.0 + 64.0 + 72.0 + 72.0 + 34.0 + 7.0 * 8.0 + 14.0;
 
 /// First widths of the target and source name columns: room for the longest name as
 /// shown (with the tree's indent, or the picker's arrow), within what the panel leaves
@@ -316,9 +317,18 @@ fn name_widths(ui: &egui::Ui, session: &Session, panel: f32) -> (f32, f32) {
         .min(12);
     let name = longest(tgt.names()) + 6.0 * depth as f32 + 30.0;
     let source = longest(session.source.skeleton().names()) + 36.0;
+    split_names(panel, name, source)
+}
+
+/// The two name columns' widths in a panel `panel` wide, each wanting as much as given:
+/// together never more than the other columns leave (the status column stays in view),
+/// the target's name the larger share, and one that wants less gives the other the rest.
+/// Never below a readable minimum: a panel too narrow for that scrolls the table sideways.
+fn split_names(panel: f32, name: f32, source: f32) -> (f32, f32) {
     let spare = (panel - FIXED_COLUMNS).max(0.0);
-    let share = |want: f32, of: f32, min: f32| want.min(spare * of).max(min);
-    (share(name, 0.6, 150.0), share(source, 0.5, 120.0))
+    let name = name.min((spare * 0.55).max(spare - source));
+    let source = source.min(spare - name);
+    (name.max(150.0), source.max(120.0))
 }
 
 fn table_inner(
@@ -455,5 +465,29 @@ fn header_ui(ui: &mut egui::Ui, title: &str, sort: Sort, state: &mut PanelState)
             state.sort = sort;
             state.sort_descending = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_leave_the_status_column_in_view() {
+        // A 1920-wide window's panel, names longer than it.
+        for panel in [700.0, 900.0, 1200.0] {
+            let (name, source) = split_names(panel, 2000.0, 2000.0);
+            assert!(
+                name + source + FIXED_COLUMNS <= panel + 0.5,
+                "{panel}: {name} + {source}"
+            );
+            assert!(name >= source);
+        }
+        // One that wants little leaves the rest to the other.
+        let (name, source) = split_names(900.0, 2000.0, 130.0);
+        assert_eq!(source, 130.0);
+        assert!((name + source + FIXED_COLUMNS - 900.0).abs() < 0.5);
+        // Short names keep their own width.
+        assert_eq!(split_names(1200.0, 160.0, 130.0), (160.0, 130.0));
     }
 }

@@ -32,11 +32,27 @@ pub(super) fn source_combo(
         .show_ui(ui, |ui| {
             ui.set_min_width(220.0);
             let field = super::labelled(ui, "Search", egui::TextEdit::singleline(search));
+            // Enter picks the one match (or the one named exactly): no click needed. Asked
+            // before the field takes the keyboard back, which would hide that Enter left it.
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             // The search has the keyboard as the list opens: typing filters at once.
             if ui.memory(|m| m.focused().is_none()) {
                 field.request_focus();
             }
             let needle = search.to_lowercase();
+            let matches = matching(src.names(), &needle);
+            if entered && let Some(s) = only_match(src.names(), &matches, &needle) {
+                if current != Some(s) {
+                    commands.push(Command::Edit(Edit::MapBone {
+                        target: t,
+                        source: Some(s),
+                    }));
+                }
+                ui.close();
+            }
+            if matches.is_empty() {
+                ui.weak(format!("no source joint holds \"{search}\""));
+            }
             if ui.selectable_label(current.is_none(), "(none)").clicked() {
                 if current.is_some() {
                     commands.push(Command::Edit(Edit::MapBone {
@@ -46,10 +62,8 @@ pub(super) fn source_combo(
                 }
                 ui.close();
             }
-            for (s, name) in src.names().iter().enumerate() {
-                if !needle.is_empty() && !name.to_lowercase().contains(&needle) {
-                    continue;
-                }
+            for &s in &matches {
+                let name = &src.names()[s];
                 let label = ui
                     .selectable_label(current == Some(s), shown[s])
                     .on_hover_text(name);
@@ -64,6 +78,11 @@ pub(super) fn source_combo(
                 }
             }
         });
+    // Each opening starts a new search: another row's text, or a search that matched
+    // nothing, never greets the next list.
+    if combo.response.clicked() {
+        search.clear();
+    }
     let combo_response = if full.chars().count() > 12 || short != full {
         combo.response.on_hover_text(&full)
     } else {
@@ -76,6 +95,29 @@ pub(super) fn source_combo(
         info.current_text_value = Some(shown.clone());
         info
     });
+}
+
+/// The source joints whose names hold `needle` (lowercase), in skeleton order.
+fn matching(names: &[String], needle: &str) -> Vec<usize> {
+    (0..names.len())
+        .filter(|&s| needle.is_empty() || names[s].to_lowercase().contains(needle))
+        .collect()
+}
+
+/// The joint Enter picks: the only match, or the one match named exactly as typed.
+fn only_match(names: &[String], matches: &[usize], needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    match matches {
+        [one] => Some(*one),
+        _ => {
+            let mut exact = matches
+                .iter()
+                .filter(|&&s| names[s].to_lowercase() == needle);
+            exact.next().filter(|_| exact.next().is_none()).copied()
+        }
+    }
 }
 
 /// The joints below either hand, and the hands: what "Fold fingers" folds.
@@ -186,4 +228,22 @@ pub(super) fn status_ui(ui: &mut egui::Ui, session: &Session, t: usize) {
     };
     ui.label(egui::RichText::new("(!)").color(color).strong())
         .on_hover_text(problems.join("\n"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enter_picks_the_only_match_or_the_exact_name() {
+        let names: Vec<String> = ["Hips", "Spine", "Spine1", "LeftHand", "RightHand"]
+            .map(String::from)
+            .into();
+        let pick = |typed: &str| only_match(&names, &matching(&names, typed), typed);
+        assert_eq!(pick("lefth"), Some(3));
+        assert_eq!(pick("spine"), Some(1), "exact among two");
+        assert_eq!(pick("hand"), None, "two matches, neither exact");
+        assert_eq!(pick("zzz"), None);
+        assert_eq!(pick(""), None);
+    }
 }

@@ -1,6 +1,6 @@
-//! Reading a long bone list: names cut in the middle (where rig prefixes and L/R suffixes
-//! both survive: "mixamorig:…Index2_L", not "mixamorig:Le…"), the full name on hover, and
-//! subtrees that fold like a tree.
+//! Reading a long bone list: a name too long for its cell shortened where it says least
+//! (Left to L, long words to their first letters: "L_Pinky_Prox", not "Left_Pi…roximal"),
+//! then cut in the middle, the full name on hover, and subtrees that fold like a tree.
 
 use eframe::egui;
 use std::collections::BTreeSet;
@@ -21,8 +21,78 @@ pub fn elide_chars(text: &str, keep: usize) -> String {
     out
 }
 
-/// `text` as it fits `width` points in the body font, elided in the middle; `None` when it
-/// fits whole.
+/// The pieces of a joint name: words (a camelCase capital starts one), numbers, and the
+/// separators between them, in order.
+fn pieces(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let kind = |c: char| {
+        if c.is_alphabetic() {
+            0
+        } else if c.is_numeric() {
+            1
+        } else {
+            2
+        }
+    };
+    let mut last: Option<char> = None;
+    for c in name.chars() {
+        let split = match last {
+            None => true,
+            Some(p) => kind(p) != kind(c) || (p.is_lowercase() && c.is_uppercase()),
+        };
+        match out.last_mut() {
+            Some(piece) if !split => piece.push(c),
+            _ => out.push(c.to_string()),
+        }
+        last = Some(c);
+    }
+    out
+}
+
+/// Shorter spellings of a joint name, each shorter than the one before, keeping what tells
+/// joints apart: the side first becomes a letter (Left to L), then the longest word is cut
+/// to its first four letters, and the next, until none is longer than five ("Pinky" and
+/// "Spine" stay whole). Numbers stay whole.
+pub fn abbreviations(name: &str) -> Vec<String> {
+    let mut pieces = pieces(name);
+    let mut out = Vec::new();
+    let mut sided = false;
+    for piece in &mut pieces {
+        let side = match piece.to_lowercase().as_str() {
+            "left" => Some("L"),
+            "right" => Some("R"),
+            _ => None,
+        };
+        if let Some(letter) = side {
+            let upper = piece.starts_with(|c: char| c.is_uppercase());
+            *piece = if upper {
+                letter.into()
+            } else {
+                letter.to_lowercase()
+            };
+            sided = true;
+        }
+    }
+    if sided {
+        out.push(pieces.concat());
+    }
+    const WORD: usize = 4;
+    loop {
+        let longest = (0..pieces.len())
+            .filter(|&i| pieces[i].chars().all(char::is_alphabetic))
+            .max_by_key(|&i| (pieces[i].chars().count(), usize::MAX - i));
+        match longest {
+            Some(i) if pieces[i].chars().count() > WORD + 1 => {
+                pieces[i] = pieces[i].chars().take(WORD).collect();
+                out.push(pieces.concat());
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// `text` as it fits `width` points in the body font: shortened by [`abbreviations`], then
+/// elided in the middle; `None` when it fits whole.
 pub fn elide_middle(ui: &egui::Ui, text: &str, width: f32) -> Option<String> {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let measure = |s: &str| {
@@ -35,6 +105,11 @@ pub fn elide_middle(ui: &egui::Ui, text: &str, width: f32) -> Option<String> {
     if measure(text) <= width {
         return None;
     }
+    let shorter = abbreviations(text);
+    if let Some(fits) = shorter.iter().find(|s| measure(s) <= width) {
+        return Some(fits.clone());
+    }
+    let text = shorter.last().map_or(text, String::as_str);
     // The most characters that fit, by bisection: a name is short, measures are cached.
     let (mut lo, mut hi) = (1, text.chars().count());
     while lo < hi {
@@ -132,6 +207,38 @@ pub fn fold_toggle(ui: &mut egui::Ui, open: bool, name: &str) -> egui::Response 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shortened_name_keeps_its_side_finger_and_segment() {
+        let short = abbreviations("Left_Pinky_Proximal");
+        assert_eq!(short, ["L_Pinky_Proximal", "L_Pinky_Prox"]);
+        let other = abbreviations("Right_Ring_Intermediate");
+        assert_eq!(other[1], "R_Ring_Inte");
+        assert_eq!(abbreviations("LeftHandIndex2")[0], "LHandIndex2");
+        assert_eq!(abbreviations("spine_01"), Vec::<String>::new());
+        assert_eq!(abbreviations("upperarm_left")[0], "upperarm_l");
+        // Each is shorter than the one before.
+        for w in short.windows(2) {
+            assert!(w[1].chars().count() < w[0].chars().count());
+        }
+    }
+
+    #[test]
+    fn a_cell_too_narrow_shows_the_shortened_name_before_cutting_it() {
+        let ctx = egui::Context::default();
+        let mut shown = None;
+        let mut out = ctx.run_ui(Default::default(), |ui| {
+            let font = egui::TextStyle::Body.resolve(ui.style());
+            let width = ui.ctx().fonts_mut(|f| {
+                f.layout_no_wrap("L_Pinky_Prox".into(), font, egui::Color32::WHITE)
+                    .size()
+                    .x
+            });
+            shown = elide_middle(ui, "Left_Pinky_Proximal", width + 1.0);
+        });
+        out.textures_delta.clear();
+        assert_eq!(shown.as_deref(), Some("L_Pinky_Prox"));
+    }
 
     #[test]
     fn names_are_cut_in_the_middle_so_both_ends_tell_them_apart() {

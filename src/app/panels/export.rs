@@ -43,7 +43,7 @@ pub struct ExportForm {
 }
 
 impl ExportForm {
-    fn fps(&self) -> Option<f32> {
+    pub(super) fn fps(&self) -> Option<f32> {
         match self.fps {
             FpsChoice::Source => None,
             FpsChoice::Fixed(f) => Some(f as f32),
@@ -73,6 +73,7 @@ pub fn export_ui(
     let clips = session.source.clips();
     clips_and_rate_ui(ui, form, clip, clips.len());
     keys_and_root_ui(ui, form);
+    super::export_size::size_ui(ui, session, clip, form);
     mirror_ui(ui, session, commands);
     ui.separator();
     output_ui(ui, default_path, form);

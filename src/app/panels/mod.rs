@@ -7,6 +7,7 @@ pub mod bone_tree;
 mod chain_editor;
 pub mod curves;
 mod export;
+mod export_size;
 pub mod fingers;
 mod pose;
 pub mod quality_tab;
@@ -14,7 +15,7 @@ pub mod skeleton;
 mod solve;
 mod solve_chains;
 
-pub use export::ExportRequest;
+pub use export::{ExportRequest, FpsChoice};
 
 use super::command::Command;
 use super::document::Document;
@@ -38,6 +39,9 @@ pub enum Tab {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PanelState {
+    /// The bone map's filter: per document, never saved (a new pair opened with rows hidden
+    /// by an old search looks like a broken map).
+    #[serde(skip)]
     pub map_filter: String,
     pub problems_only: bool,
     pub sort: bone_map::Sort,
@@ -104,8 +108,10 @@ pub fn tools_ui(
         }
         Tab::Skeleton => skeleton::skeleton_ui(ui, session, state, commands),
         Tab::Pose => pose::pose_ui(ui, session, tools.selected, state, commands),
-        Tab::Solve => solve::solve_ui(ui, session, tools.doc.revision, commands),
-        Tab::Export => {
+        Tab::Solve => scrolled(ui, "solve_tab", |ui| {
+            solve::solve_ui(ui, session, tools.doc.revision, commands)
+        }),
+        Tab::Export => scrolled(ui, "export_tab", |ui| {
             let default = tools.export_path.as_deref();
             export::export_ui(
                 ui,
@@ -116,10 +122,19 @@ pub fn tools_ui(
                 commands,
             );
             export::progress_ui(ui, tools.export_progress, commands);
-        }
+        }),
         Tab::History => history_ui(ui, tools.undo, commands),
         Tab::Quality => quality_tab::quality_ui(ui, &tools.quality, tools.clip),
     }
+}
+
+/// A tab of controls in a scroll area: in a short window the last of them (Export's
+/// button) scroll into view instead of hiding under the timeline.
+fn scrolled(ui: &mut egui::Ui, id: &str, contents: impl FnOnce(&mut egui::Ui)) {
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .auto_shrink([false, true])
+        .show(ui, contents);
 }
 
 /// A widget named by the label before it, so screen readers (and UI tests) can find it.

@@ -64,15 +64,15 @@ pub(crate) fn report_ui(ui: &mut egui::Ui, r: &Report) {
     });
     verdicts_ui(ui, r);
     if r.ground.is_none() {
-        ui.label("no contacts found: ground and skate not judged");
+        ui.label(crate::core::quality::NO_PLANTED_FOOT)
+            .on_hover_text(
+                "The judge plants a foot where it stays low and still for 3 frames; the contact \
+             bars under the timeline are the solver's own, looser contacts",
+            );
     } else if r.skate.is_none() {
         ui.label("no contacts of 3 frames or more found: skate not judged");
     }
-    ui.label(format!(
-        "{} of {} frames break a limit (red in the strip under the timeline)",
-        r.bad_frames.len(),
-        r.frame_badness.len()
-    ));
+    ui.label(frames_line(r));
     ui.separator();
     flags_ui(ui, r);
     worst_bones_ui(ui, r);
@@ -85,6 +85,22 @@ pub(crate) fn report_ui(ui: &mut egui::Ui, r: &Report) {
         let text = r.to_text();
         ui.add(egui::Label::new(egui::RichText::new(drawable(&text)).monospace()).wrap());
     });
+}
+
+/// The frames past a limit, said so that it never reads against the verdict: a measure
+/// judges the whole clip (a mean, a worst contact), a frame only itself.
+pub fn frames_line(r: &Report) -> String {
+    let (bad, all) = (r.bad_frames.len(), r.frame_badness.len());
+    if bad == 0 {
+        format!("no frame of {all} goes past a limit")
+    } else if r.passed {
+        format!(
+            "{bad} of {all} frames go past a limit on their own (red in the strip under the \
+             timeline); the measures judge the whole clip, and it keeps them"
+        )
+    } else {
+        format!("{bad} of {all} frames go past a limit (red in the strip under the timeline)")
+    }
 }
 
 /// One row per judged measure: name, PASS/FAIL, the judged figure and its limit; the
@@ -191,6 +207,33 @@ fn worst_segments_ui(ui: &mut egui::Ui, r: &Report) {
 mod tests {
     use super::*;
     use egui_kittest::kittest::{NodeT, Queryable};
+
+    /// A passing clip with frames past a limit says why both hold; a failing one and a clean
+    /// one say what they are.
+    #[test]
+    fn the_frames_line_never_reads_against_the_verdict() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let session = crate::session::Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &assets.join("gltf/CesiumMan.glb"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        let mut r = session.quality(None, &Default::default()).unwrap();
+        let all = r.frame_badness.len();
+        r.passed = true;
+        r.bad_frames = vec![3, 4, 5];
+        let line = frames_line(&r);
+        assert!(line.starts_with(&format!("3 of {all} frames go past a limit on their own")));
+        assert!(line.contains("the measures judge the whole clip"), "{line}");
+        r.passed = false;
+        assert!(!frames_line(&r).contains("whole clip"));
+        r.bad_frames.clear();
+        assert_eq!(
+            frames_line(&r),
+            format!("no frame of {all} goes past a limit")
+        );
+    }
 
     /// Every text the tab shows is drawn with glyphs its fonts have (no boxes): the CMU
     /// walk on CesiumMan, judged against limits so tight every measure breaks, so every

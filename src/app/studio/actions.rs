@@ -227,6 +227,8 @@ impl StudioApp {
         let inject = self.take_injected(Job::Load);
         match catch(Job::Load, inject, || Document::from_files(&src, &tgt)) {
             Ok(mut doc) => {
+                // A saved project given another file differs from its file now.
+                doc.dirty = project_path.is_some();
                 doc.project_path = project_path;
                 self.set_document(doc);
                 self.status = None;

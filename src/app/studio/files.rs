@@ -73,7 +73,7 @@ pub fn side_for(asset: &crate::io::Asset) -> crate::session::SideRole {
     }
 }
 
-/// `<source>_on_<target>.<ext>` next to the project (or, unsaved, next to the target).
+/// `<source>_on_<target>.<ext>` next to the project (or, unsaved, in [`unsaved_folder`]).
 pub fn default_export_path(
     project: Option<&Path>,
     source: &Path,
@@ -85,10 +85,21 @@ pub fn default_export_path(
             .map_or("character".into(), |s| s.to_string_lossy().into_owned())
     };
     let folder = project
-        .or(Some(target))
         .and_then(Path::parent)
-        .map_or(PathBuf::new(), Path::to_path_buf);
+        .map_or_else(unsaved_folder, Path::to_path_buf);
     folder.join(format!("{}_on_{}.{extension}", stem(source), stem(target)))
+}
+
+/// Where an unsaved project exports: the folder the editor was started in (a terminal's),
+/// or the home folder when that is the file system's root (a desktop launcher's). Never
+/// the target's folder: that is often an asset library, or the editor's bundled files.
+pub fn unsaved_folder() -> PathBuf {
+    let started_in = std::env::current_dir()
+        .ok()
+        .filter(|d| d.parent().is_some());
+    started_in
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+        .unwrap_or_default()
 }
 
 impl StudioApp {
@@ -101,9 +112,32 @@ impl StudioApp {
             (None, (None, None)) if launch.empty => return,
             (None, _) => self.open_project(&crate::app::demo_project()),
         }
-        if sides.0.is_some() || sides.1.is_some() {
-            self.load_side(sides.0, sides.1);
+        match sides {
+            (Some(source), Some(target)) if launch.project.is_none() => {
+                self.open_pair(source, target)
+            }
+            (None, None) => {}
+            (source, target) => self.load_side(source, target),
         }
+    }
+
+    /// A source and a target named together make a new project; when one of them will not
+    /// open, the other still does (onto the demo's other side) and the error names the one
+    /// that failed: a typo in one path never costs the user the other file.
+    fn open_pair(&mut self, source: PathBuf, target: PathBuf) {
+        self.load_side(Some(source.clone()), Some(target.clone()));
+        if self.doc.session.is_some() {
+            return;
+        }
+        let why = self.error.take();
+        self.open_project(&crate::app::demo_project());
+        for (s, t) in [(Some(source), None), (None, Some(target))] {
+            self.load_side(s, t);
+            if self.error.take().is_none() {
+                break;
+            }
+        }
+        self.error = why;
     }
 
     /// Opens a file named on the command line: a `.ron` as a project; any other file onto
@@ -177,8 +211,10 @@ impl StudioApp {
     /// Where the export goes: the project's own, made from its files' names.
     pub fn export_path(&self, extension: &str) -> Option<PathBuf> {
         let session = self.doc.session.as_ref()?;
+        // The bundled demo is no folder of the user's: exported as if unsaved.
+        let project = self.doc.project_path.as_deref();
         Some(default_export_path(
-            self.doc.project_path.as_deref(),
+            project.filter(|p| !crate::app::is_demo(p)),
             &session.source.path,
             &session.target.path,
             extension,
@@ -269,7 +305,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_export_is_named_from_both_files_next_to_the_project() {
+    fn the_export_is_named_from_both_files_next_to_the_project_never_the_target() {
         let p = default_export_path(
             Some(Path::new("/work/walks/p.ron")),
             Path::new("/a/02_01.bvh"),
@@ -283,6 +319,15 @@ mod tests {
             Path::new("/b/RobotExpressive.glb"),
             "bvh",
         );
-        assert_eq!(unsaved, Path::new("/b/02_01_on_RobotExpressive.bvh"));
+        assert_eq!(
+            unsaved,
+            unsaved_folder().join("02_01_on_RobotExpressive.bvh")
+        );
+        assert_ne!(
+            unsaved.parent(),
+            Some(Path::new("/b")),
+            "not the target's folder"
+        );
+        assert!(unsaved_folder().parent().is_some() || unsaved_folder() == PathBuf::new());
     }
 }

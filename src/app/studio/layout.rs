@@ -59,12 +59,17 @@ impl StudioApp {
         }
         let (min, mut max) = panel_range(width);
         // A window made narrower takes the width from the panel first: the viewports keep
-        // theirs until the panel is at its narrowest.
-        if let Some(before) = self.drawn.window_width
+        // theirs until the panel is at its narrowest. So does a window opened narrower than
+        // the last session's (whose panel width egui kept).
+        let before = match self.drawn.window_width {
+            Some(w) => Some((w, self.drawn.tools_width)),
+            None => self.prefs.last_layout.map(|[w, panel]| (w, panel)),
+        };
+        if let Some((before, panel)) = before
             && width < before
-            && self.drawn.tools_width > 0.0
+            && panel > 0.0
         {
-            max = max.min((self.drawn.tools_width - (before - width)).max(min));
+            max = max.min((panel - (before - width)).max(min));
         }
         self.drawn.window_width = Some(width);
         let shown = egui::Panel::right(("tools", generation))
@@ -95,10 +100,12 @@ impl StudioApp {
                         .layout(egui::Layout::top_down(egui::Align::Min)),
                 );
                 contents.set_clip_rect(rect.intersect(ui.clip_rect()));
+                self.drawn.tools_rect = Some(contents.clip_rect());
                 self.tools_contents(&mut contents);
                 ui.advance_cursor_after_rect(rect);
             });
         self.drawn.tools_width = shown.response.rect.width();
+        self.prefs.last_layout = Some([width, self.drawn.tools_width]);
     }
 
     fn tools_contents(&mut self, ui: &mut egui::Ui) {
@@ -126,6 +133,7 @@ impl StudioApp {
     /// dragged one), both cameras framed again.
     pub fn reset_layout(&mut self) {
         self.prefs.tools_open = true;
+        self.prefs.last_layout = None;
         self.prefs.layout_generation = self.prefs.layout_generation.wrapping_add(1);
         for v in &mut self.views {
             v.needs_framing = true;

@@ -54,6 +54,8 @@ pub struct Prefs {
     pub tools_open: bool,
     /// Bumped by View ▸ Reset layout: the panel gets a new id, so egui forgets its width.
     pub layout_generation: u32,
+    /// Window and open tool panel widths last drawn: a narrower next window narrows the panel.
+    pub last_layout: Option<[f32; 2]>,
 }
 
 /// One viewport's show toggles.
@@ -92,6 +94,7 @@ impl Default for Prefs {
             panel: panels::PanelState::default(),
             tools_open: true,
             layout_generation: 0,
+            last_layout: None,
         }
     }
 }
@@ -278,8 +281,9 @@ impl StudioApp {
             .as_ref()
             .and_then(|s| s.source_clip(None).ok().map(|c| c.name.clone()));
         self.undo.clear(!doc.dirty);
-        // Folds name joints of the old skeleton.
+        // Folds name joints of the old skeleton; the filter searched its names.
         self.prefs.panel.folded.clear();
+        self.prefs.panel.map_filter.clear();
         self.doc = doc;
         self.live = None;
         self.tasks.live_failed = None;
@@ -479,7 +483,8 @@ impl StudioApp {
     fn timeline_strip(&mut self, ui: &mut egui::Ui) {
         match self.clip_info() {
             Some(info) => {
-                let fps = self.frames.fps();
+                // Paused, frames are drawn only when something moves: no rate to show.
+                let fps = self.frames.fps().filter(|_| self.playback.playing);
                 let timeline = timeline_ui(ui, &mut self.playback, &info, fps);
                 if let Some(name) = timeline.picked {
                     self.commands.push(Command::SelectClip(name));

@@ -196,6 +196,8 @@ pub struct Drawn {
     pub hand_bars: Vec<DrawnBar>,
     /// The tool panel's width.
     pub(super) tools_width: f32,
+    /// The tool panel's contents as last drawn: what is outside it cannot be seen.
+    pub tools_rect: Option<egui::Rect>,
     /// The width the tool panel and the viewports shared last frame.
     pub(super) window_width: Option<f32>,
     /// The window title as last sent.

@@ -131,6 +131,8 @@ pub(super) fn rows_ui(
     let mut drawn = Vec::new();
     let mut change = None;
     for foot in rows {
+        // Named as every panel names joints: without the file's namespace.
+        let shown = crate::app::names::without_namespace(&foot.foot);
         let (row, lane_response) = ui.allocate_exact_size(
             egui::vec2(ui.available_width(), ROW_HEIGHT),
             egui::Sense::click(),
@@ -143,7 +145,7 @@ pub(super) fn rows_ui(
             let rect =
                 egui::Rect::from_x_y_ranges(bar_span(contact, bars.frames, rail), lane.y_range());
             let (response, edit) = super::contact_edit::bar_edit_ui(ui, foot, i, rect, bars, rail);
-            let response = bar_ui(ui, (&foot.foot, i, contact), look, rect, response);
+            let response = bar_ui(ui, (shown, i, contact), look, rect, response);
             if response.clicked() {
                 playback.time_secs = frame_time(contact.start, bars.frames, clip);
                 playback.playing = false;
@@ -156,7 +158,7 @@ pub(super) fn rows_ui(
             });
         }
         change = change.or(lane_edit);
-        name_ui(ui, &foot.foot, lane);
+        name_ui(ui, shown, lane);
         marker_ui(ui, rail, lane, playback, clip);
     }
     if !rows.is_empty() {
@@ -224,6 +226,38 @@ mod tests {
         assert_eq!((whole.min, whole.max), (100.0, 500.0));
         let middle = bar_span(&FootContact { start: 1, end: 2 }, 5, rail);
         assert!((middle.min - 150.0).abs() < 1e-4 && (middle.max - 350.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_row_names_its_foot_without_the_namespace() {
+        let bars = ContactBars {
+            frames: 10,
+            feet: vec![FootContacts {
+                foot: "mixamorig:LeftFoot".into(),
+                contacts: vec![FootContact { start: 2, end: 5 }],
+            }],
+            duration_secs: 1.0,
+            ..Default::default()
+        };
+        let clip = ClipInfo {
+            name: "walk".into(),
+            duration_secs: 1.0,
+            fps: 10.0,
+            all_names: vec![],
+        };
+        let mut playback = Playback::default();
+        let mut drawn = Vec::new();
+        let mut h = egui_kittest::Harness::new_ui(|ui| {
+            let rail = egui::Rangef::new(10.0, 300.0);
+            drawn = contact_bars_ui(ui, rail, &bars, &mut playback, &clip).0;
+        });
+        h.run();
+        use egui_kittest::kittest::Queryable;
+        h.get_by_label("LeftFoot contact 1");
+        assert!(h.query_by_label("mixamorig:LeftFoot contact 1").is_none());
+        drop(h);
+        // What the edits and the project keep is the full name.
+        assert_eq!(drawn[0].foot, "mixamorig:LeftFoot");
     }
 
     #[test]

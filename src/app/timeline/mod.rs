@@ -234,8 +234,9 @@ fn rate_ui(ui: &mut egui::Ui, fps: Option<f32>) {
         format!("\nRenderer: {name}{how}")
     });
     ui.weak(text).on_hover_text(format!(
-        "Frames drawn per second, both viewports. Playback keeps real time: when drawing is \
-         slower than the clip, frames are skipped, never the clip slowed.{renderer}"
+        "Frames drawn per second, both viewports, while playing (paused, nothing is \
+         measured). Playback keeps real time: when drawing is slower than the clip, frames \
+         are skipped, never the clip slowed.{renderer}"
     ));
 }
 

@@ -145,3 +145,87 @@ fn a_small_window_keeps_both_viewports_and_reset_layout_restores_the_panel() {
     let w = h.state().tools_width();
     assert!((500.0..700.0).contains(&w), "the default width again: {w}");
 }
+
+#[test]
+fn a_window_opened_smaller_than_last_time_narrows_the_panel() {
+    // A session at 1920 wide: egui keeps the panel's width, the prefs the window's.
+    let mut wide = demo(Tab::BoneMap, egui::vec2(1920.0, 1080.0));
+    let edge = panel_edge(&wide, 1920.0);
+    drag(&mut wide, edge, egui::pos2(1200.0, 400.0));
+    let panel = wide.state().tools_width();
+    assert!(panel > 650.0, "{panel}");
+    let prefs = wide.state().prefs.clone();
+    let memory = wide.ctx.memory(|m| m.clone());
+    drop(wide);
+    // The next session opens at 1000 × 700.
+    let mut app = StudioApp::with_launch(retarget_studio::app::Launch::default(), prefs);
+    app.playback.playing = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .with_context_setup(move |ctx| ctx.memory_mut(|m| *m = memory))
+        .build_ui_state(|ui, app: &mut StudioApp| app.ui_contents(ui), app);
+    h.run_steps(3);
+    for (i, w) in viewport_widths(&h).into_iter().enumerate() {
+        assert!(w > 300.0, "viewport {i} is {w} wide at 1000 px");
+    }
+    assert!(
+        h.state().tools_width() >= 239.0,
+        "{}",
+        h.state().tools_width()
+    );
+}
+
+#[test]
+fn every_export_control_is_reachable_at_1000_by_700() {
+    // 700 high, less the rows a clip with more contacts adds under the timeline.
+    let mut h = demo(Tab::Export, egui::vec2(1000.0, 600.0));
+    let visible = h.state().drawn.tools_rect.unwrap();
+    let button = h.get_by_label("Export clips");
+    let before = button.rect();
+    assert!(
+        before.bottom() > visible.bottom(),
+        "the button starts out of view: {before:?} in {visible:?}"
+    );
+    button.scroll_to_me();
+    h.run_steps(3);
+    let at = h.get_by_label("Export clips").rect();
+    assert!(
+        visible.contains_rect(at),
+        "the Export button at {at:?} (first {before:?}) stays outside the panel {visible:?}"
+    );
+}
+
+#[test]
+fn every_control_of_the_tool_tabs_is_reachable_in_a_short_window() {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::{NodeT, by};
+    for tab in [Tab::Skeleton, Tab::Pose, Tab::Solve, Tab::Export] {
+        let mut h = demo(tab, egui::vec2(1000.0, 600.0));
+        let visible = h.state().drawn.tools_rect.unwrap();
+        let controls: Vec<String> = [Role::Button, Role::CheckBox, Role::RadioButton]
+            .into_iter()
+            .flat_map(|role| {
+                h.query_all(by().role(role))
+                    // The panel's contents: below its title row (whose "Hide tools" stays).
+                    .filter(|n| visible.x_range().contains(n.rect().center().x))
+                    .filter(|n| n.rect().top() >= visible.top() - 1.0)
+                    .filter_map(|n| n.accesskit_node().label())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(controls.len() > 3, "{tab:?}: {controls:?}");
+        for label in controls {
+            if h.query_all_by_label(&label).count() != 1 {
+                continue;
+            }
+            h.get_by_label(&label).scroll_to_me();
+            // The scroll is animated: a few frames to settle.
+            h.run_steps(12);
+            let at = h.get_by_label(&label).rect();
+            assert!(
+                visible.expand(1.0).contains_rect(at),
+                "{tab:?}: '{label}' at {at:?} cannot be brought into the panel {visible:?}"
+            );
+        }
+    }
+}

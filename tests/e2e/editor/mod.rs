@@ -19,5 +19,6 @@ mod save_kill;
 mod screenshot;
 mod skeleton_tab;
 mod solve_tab;
+mod trust;
 mod views;
 mod workday;

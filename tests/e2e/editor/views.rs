@@ -171,7 +171,7 @@ fn the_quality_tab_shows_a_row_per_measure_with_pass_or_fail() {
     h.get_by_label("Flags, worst first");
     h.get_by_label("Bones that change length most (body)");
     if report.ground.is_none() {
-        h.get_by_label("no contacts found: ground and skate not judged");
+        h.get_by_label(retarget_studio::core::quality::NO_PLANTED_FOOT);
     }
     // Not recomputed every frame: with nothing changed, nothing runs.
     h.run_steps(3);
@@ -180,7 +180,7 @@ fn the_quality_tab_shows_a_row_per_measure_with_pass_or_fail() {
 
 #[test]
 fn the_quality_tab_says_when_no_contacts_were_found() {
-    const NO_CONTACTS: &str = "no contacts found: ground and skate not judged";
+    const NO_CONTACTS: &str = retarget_studio::core::quality::NO_PLANTED_FOOT;
     let mut h = harness(Tab::Quality);
     h.state_mut().wait_for_quality();
     h.run_steps(2);

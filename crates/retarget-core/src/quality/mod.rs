@@ -43,6 +43,7 @@ pub use pelvis::{PelvisFigures, pelvis};
 pub use penetration::{PenetrationFigures, penetration};
 pub use report::{Flag, FootContacts, FrameRow, Measure, Pair, Report, Verdict};
 pub use same_rig::{SameRigFigures, same_rig};
+pub use text::NO_PLANTED_FOOT;
 pub use thresholds::Thresholds;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

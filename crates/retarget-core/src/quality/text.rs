@@ -8,6 +8,11 @@ use super::report::{Measure, Report};
 use super::same_rig::SameRigFigures;
 use std::fmt::{self, Write};
 
+/// Said when the source has no planted frame by the judge's rule (low and slow, see
+/// `contacts`), which is stricter than the solver's contacts the editor draws as bars.
+pub const NO_PLANTED_FOOT: &str =
+    "no foot planted by the judge's rule (low and still): ground and skate not judged";
+
 pub(super) fn same_rig_flag(s: &SameRigFigures, limit: f64) -> String {
     format!(
         "same rig: {} is {:.1e} of the height off the source at frame {} (limit {:.1e})",
@@ -118,7 +123,10 @@ impl Report {
             Measure::Ground => self.ground.as_ref().map_or_else(String::new, |g| {
                 let (s, t, n) = (g.source.mean_mm, g.target.mean_mm, g.target.contact_frames);
                 let limit = th.ground_mm;
-                format!("source's own {s:.1} mm, target {t:.1} mm over {n} planted frames (limit ±{limit} mm)")
+                // The limit is on the difference: a source that floats 30 mm passes a target
+                // that floats as much, so the difference is what stands beside the limit.
+                let d = t - s;
+                format!("source's own {s:.1} mm, target {t:.1} mm over {n} planted frames: difference {d:+.1} mm (limit ±{limit} mm)")
             }),
             Measure::Grip => self.grip.as_ref().map_or_else(String::new, |g| {
                 let (max, mean, n, limit) = (g.max_mm, g.mean_mm, g.contacts.len(), th.grip_mm);
@@ -127,7 +135,9 @@ impl Report {
             Measure::Skate => self.skate.as_ref().map_or_else(String::new, |k| {
                 let (s, t, n) = (k.source.mean_mm, k.target.mean_mm, k.target.contacts);
                 let limit = th.skate_mm;
-                format!("source's own {s:.1} mm, target {t:.1} mm per contact over {n} contacts (limit +{limit} mm)")
+                // Judged as in `evaluate`: the mean's excess and the worst contact's.
+                let d = (t - s).max(k.target.max_mm - k.source.max_mm);
+                format!("source's own {s:.1} mm, target {t:.1} mm per contact over {n} contacts: difference {d:+.1} mm (limit +{limit} mm)")
             }),
         }
     }
@@ -161,7 +171,7 @@ impl fmt::Display for Report {
             )?;
         }
         if self.ground.is_none() {
-            writeln!(f, "no contacts found: ground and skate not judged")?;
+            writeln!(f, "{NO_PLANTED_FOOT}")?;
         } else if self.skate.is_none() {
             writeln!(f, "no contacts of 3 frames or more found: skate not judged")?;
         }

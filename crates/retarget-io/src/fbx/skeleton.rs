@@ -16,6 +16,9 @@ pub(super) struct Built {
     pub bind_worlds: Vec<Mat4>,
 }
 
+/// How the joints of a skinned file are found: what the usual file needs no note about.
+const SKINNED: &str = "the bones the mesh is bound to";
+
 /// Joints that decide the skeleton, and how they were found (for the user).
 fn seeds(scene: &ufbx::Scene) -> (BTreeSet<usize>, &'static str) {
     let deforming: BTreeSet<usize> = scene
@@ -25,7 +28,7 @@ fn seeds(scene: &ufbx::Scene) -> (BTreeSet<usize>, &'static str) {
         .map(|n| n.element.typed_id as usize)
         .collect();
     if !deforming.is_empty() {
-        return (deforming, "the bones the skin clusters use");
+        return (deforming, SKINNED);
     }
     let bones: BTreeSet<usize> = scene
         .nodes
@@ -34,7 +37,7 @@ fn seeds(scene: &ufbx::Scene) -> (BTreeSet<usize>, &'static str) {
         .map(|n| n.element.typed_id as usize)
         .collect();
     if !bones.is_empty() {
-        return (bones, "the file's LimbNode/Limb bones (no skin)");
+        return (bones, "the file's bones (no mesh is bound to them)");
     }
     let animated: BTreeSet<usize> = scene
         .anim_layers
@@ -44,7 +47,23 @@ fn seeds(scene: &ufbx::Scene) -> (BTreeSet<usize>, &'static str) {
         .filter(|n| !n.is_root)
         .map(|n| n.element.typed_id as usize)
         .collect();
-    (animated, "the animated nodes (no skin, no bones)")
+    (
+        animated,
+        "the nodes the animation moves (the file has no bones)",
+    )
+}
+
+/// The import note on how the skeleton was found, in a user's words: which joints the file
+/// named and how many more were taken to join them up.
+fn skeleton_note(how: &str, joints: usize, named: usize) -> String {
+    let named = named.min(joints);
+    let linking = joints - named;
+    let rest = match linking {
+        0 => String::new(),
+        1 => ", and 1 more node that links them together".to_owned(),
+        n => format!(", and {n} more nodes that link them together"),
+    };
+    format!("skeleton of {joints} joints: {named} are {how}{rest}")
 }
 
 /// A node that can be a joint: a bone, a Null or a bare transform; not a mesh, camera or light.
@@ -225,13 +244,8 @@ pub(super) fn build(
         });
     }
     note_singular_binds(&singular, warnings);
-    if seeds.len() < ordered.len() || how.contains("no skin") {
-        warnings.push(format!(
-            "skeleton from {how}: {} joint(s), {} of them decided by that and the rest \
-             nodes between, above or under them",
-            ordered.len(),
-            seeds.len().min(ordered.len())
-        ));
+    if seeds.len() < ordered.len() || how != SKINNED {
+        warnings.push(skeleton_note(how, ordered.len(), seeds.len()));
     }
     note_leaf_markers(scene, &ordered, &seeds, warnings);
     note_inherit_modes(scene, &ordered, &joint_of_node, warnings);
@@ -346,5 +360,25 @@ fn note_inherit_modes(
              scaled parent: {}; these joints sit where plain composition puts them",
             off.join(", ")
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skeleton_note;
+
+    #[test]
+    fn the_skeleton_note_is_in_plain_words() {
+        assert_eq!(
+            skeleton_note("the bones the mesh is bound to", 57, 4),
+            "skeleton of 57 joints: 4 are the bones the mesh is bound to, and 53 more nodes \
+             that link them together"
+        );
+        let bones = skeleton_note("the file's bones (no mesh is bound to them)", 3, 3);
+        assert_eq!(
+            bones,
+            "skeleton of 3 joints: 3 are the file's bones (no mesh is bound to them)"
+        );
+        assert!(!skeleton_note("x", 5, 4).contains("decided"));
     }
 }
