@@ -118,9 +118,6 @@ fn named_side(names: &[String], joints: &[usize]) -> Option<Lateral> {
         .filter_map(|&j| names.get(j))
         .filter_map(|n| crate::profile::side_of_name(n));
     let first = said.next()?;
-    said.all(|s| s == first).then_some(if first {
-        Lateral::Left
-    } else {
-        Lateral::Right
-    })
+    said.all(|s| s == first)
+        .then_some(if first { Lateral::Left } else { Lateral::Right })
 }

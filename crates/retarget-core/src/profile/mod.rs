@@ -56,15 +56,14 @@ struct Candidate {
 /// Name labels of a figure that is not an upright biped are scaled by this.
 const NOT_UPRIGHT: f32 = 0.4;
 
-/// Labels every joint of `skeleton` (one entry per joint, `None` where nothing fits). `pose`
-/// is the pose whose world geometry to use; callers pass the bind pose. A pose of the wrong
-
 /// Whether a joint's name says the left side (`true`) or the right (`false`): `LeftUpLeg`,
 /// `thigh_l`, `FrontLeg.R`, CMU's `lfemur`. `None` when it says neither.
 pub fn side_of_name(name: &str) -> Option<bool> {
     names::read_name(name).side.map(|s| s == names::Side::Left)
 }
 
+/// Labels every joint of `skeleton` (one entry per joint, `None` where nothing fits). `pose`
+/// is the pose whose world geometry to use; callers pass the bind pose. A pose of the wrong
 /// size is ignored in favour of the skeleton's own bind pose.
 pub fn auto_label(skeleton: &Skeleton, pose: &Pose) -> Vec<Option<Label>> {
     auto_label_deforming(skeleton, pose, None)
