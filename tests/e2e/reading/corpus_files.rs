@@ -97,3 +97,24 @@ fn a_draco_file_is_read_whole_and_an_undecodable_extension_only_warns() {
         read.warnings
     );
 }
+
+#[test]
+fn an_animated_armature_node_above_the_bones_moves_the_rig() {
+    let rel = "clips/fbx/mixamo_custom_rig_quaternius_names_car_sitting_47s.fbx";
+    let Some(asset) = load(rel) else {
+        return;
+    };
+    // Mixamo's clip of an uploaded rig seats the body by moving `CharacterArmature`, the
+    // node above the bones: left in the container, the rig stood while its legs sat.
+    let s = &asset.skeletons[0];
+    assert!(s.find("CharacterArmature").is_some(), "{:?}", s.names());
+    let clip = &asset.clips[0].clip;
+    let world = crate::common::positions_at(s, clip, &[0.0]).pop().unwrap();
+    let (hips, foot) = (
+        world[s.find("Hips").unwrap()],
+        world[s.find("Foot.L").unwrap()],
+    );
+    // Blender reads the hips 0.425 m and the left foot 0.03 m above the floor at 0 s.
+    assert!((hips.y - 0.425).abs() < 0.02, "hips at {hips}");
+    assert!((foot.y - 0.03).abs() < 0.02, "left foot at {foot}");
+}
