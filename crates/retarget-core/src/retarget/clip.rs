@@ -119,18 +119,22 @@ pub(super) fn output_frames(
 
 impl Retargeter {
     /// The output's rate and frame times for `clip`: spread evenly at the rate (`output_frames`),
-    /// but one body on both sides, with no rate asked for, keeps the clip's own key times (an
+    /// but with no rate asked for, one body on both sides keeps the clip's own key times (an
     /// FBX keyed off its frames, a glTF at 24 fps whose first key is at 1/30 s), so the
-    /// clip comes back keyed where it was.
+    /// clip comes back keyed where it was; and a clip keyed at least as densely as its rate
+    /// keeps them onto any target (Unity's mocap keys its jumps every 1/120 s between its
+    /// 1/30 s frames: sampled at the rate, the take lost the jump's detail). A clip keyed more
+    /// sparsely than its rate (a spline every half second) is sampled at the rate.
     pub(super) fn output_times(
         &self,
         clip: &Clip,
         options: &RetargetClipOptions,
     ) -> Result<(f32, Vec<f32>), RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
-        if self.plan.same_rig && options.fps.is_none() {
+        if options.fps.is_none() {
             let own = clip.key_times();
-            if own.len() >= 2 && own.len() <= MAX_FRAMES {
+            let dense = self.plan.same_rig || own.len() >= frames;
+            if dense && own.len() >= 2 && own.len() <= MAX_FRAMES {
                 return Ok((fps, own));
             }
         }
