@@ -313,9 +313,7 @@ pub fn is_standing(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<b
     // Each foot below the hips, not only their mean: legs laid out to either side (Bandai
     // Namco's zero pose, one leg along +X and the other along -X) meet in a mean under the
     // hips that no leg reaches.
-    let each_below = feet
-        .iter()
-        .all(|&f| (positions[f] - hip).dot(up) < 0.0);
+    let each_below = feet.iter().all(|&f| (positions[f] - hip).dot(up) < 0.0);
     Some(each_below && up.angle_between(-down) < 45f32.to_radians())
 }
 
