@@ -279,8 +279,8 @@ pub fn stands_upright(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Optio
     Some(standing && up.angle_between(Vec3::Y) < 45f32.to_radians())
 }
 
-/// Whether a pose stands as a figure does: the head above the hips and the feet below them,
-/// on one line within 45°. Mocap whose zero pose lies along +X (LAFAN1, Bandai Namco) does
+/// Whether a pose stands as a figure does: the head above the hip point and the feet below
+/// it, on one line within 45°. Mocap whose zero pose lies along +X (LAFAN1, Bandai Namco) does
 /// not; its motion does. `None` without hips, a head (or neck) and a foot.
 pub fn is_standing(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<bool> {
     use HumanBone::*;
@@ -291,6 +291,12 @@ pub fn is_standing(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<b
     };
     let hips = find(&[Hips])?;
     let head = find(&[Head, Neck, UpperChest])?;
+    // The hip point: between the thighs where both are labelled (the VRM Add-on's rigs
+    // keep the hips joint at the floor and hang the legs a metre above it).
+    let hip = match [find(&[LeftUpperLeg]), find(&[RightUpperLeg])] {
+        [Some(l), Some(r)] => (positions[l] + positions[r]) / 2.0,
+        _ => positions[hips],
+    };
     let feet: Vec<usize> = [LeftFoot, RightFoot, LeftLowerLeg, RightLowerLeg]
         .iter()
         .filter_map(|b| find(&[*b]))
@@ -300,16 +306,14 @@ pub fn is_standing(labels: &[Option<HumanBone>], positions: &[Vec3]) -> Option<b
         return None;
     }
     let foot = feet.iter().map(|&f| positions[f]).sum::<Vec3>() / feet.len() as f32;
-    let (up, down) = (positions[head] - positions[hips], foot - positions[hips]);
+    let (up, down) = (positions[head] - hip, foot - hip);
     if up.length_squared() < 1e-12 || down.length_squared() < 1e-12 {
         return Some(false);
     }
     // Each foot below the hips, not only their mean: legs laid out to either side (Bandai
     // Namco's zero pose, one leg along +X and the other along -X) meet in a mean under the
     // hips that no leg reaches.
-    let each_below = feet
-        .iter()
-        .all(|&f| (positions[f] - positions[hips]).dot(up) < 0.0);
+    let each_below = feet.iter().all(|&f| (positions[f] - hip).dot(up) < 0.0);
     Some(each_below && up.angle_between(-down) < 45f32.to_radians())
 }
 
@@ -467,6 +471,18 @@ mod tests {
         let r = ReferencePose::new(&s, flat, &ContainerEdit::default(), &[]);
         assert_eq!(is_standing(&labels, &positions(&s, &r)), Some(false));
         assert_eq!(is_standing(&[None; 15], &positions(&s, &r)), None);
+    }
+
+    /// The hips joint at the floor with the thighs where they were (the VRM Add-on's rigs):
+    /// the figure still stands, read from the hip point between the thighs.
+    #[test]
+    fn a_figure_whose_hips_joint_is_at_the_floor_stands() {
+        let (s, labels) = figure();
+        let r = ReferencePose::new(&s, Pose::rest(&s), &ContainerEdit::default(), &[]);
+        let mut p = positions(&s, &r);
+        p[0].y = p[11].y.min(p[14].y);
+        assert_eq!(is_standing(&labels, &p), Some(true));
+        assert_eq!(stands_upright(&labels, &p), Some(true));
     }
 
     #[test]

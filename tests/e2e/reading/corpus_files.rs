@@ -97,3 +97,45 @@ fn a_draco_file_is_read_whole_and_an_undecodable_extension_only_warns() {
         read.warnings
     );
 }
+
+#[test]
+fn an_animated_armature_node_above_the_bones_moves_the_rig() {
+    let rel = "clips/fbx/mixamo_custom_rig_quaternius_names_car_sitting_47s.fbx";
+    let Some(asset) = load(rel) else {
+        return;
+    };
+    // Mixamo's clip of an uploaded rig seats the body by moving `CharacterArmature`, the
+    // node above the bones: left in the container, the rig stood while its legs sat.
+    let s = &asset.skeletons[0];
+    assert!(s.find("CharacterArmature").is_some(), "{:?}", s.names());
+    let clip = &asset.clips[0].clip;
+    let world = crate::common::positions_at(s, clip, &[0.0]).pop().unwrap();
+    let (hips, foot) = (
+        world[s.find("Hips").unwrap()],
+        world[s.find("Foot.L").unwrap()],
+    );
+    // Blender reads the hips 0.425 m and the left foot 0.03 m above the floor at 0 s.
+    assert!((hips.y - 0.425).abs() < 0.02, "hips at {hips}");
+    assert!((foot.y - 0.03).abs() < 0.02, "left foot at {foot}");
+}
+
+#[test]
+fn a_take_whose_range_holds_none_of_its_keys_spans_its_keys() {
+    let rel = "clips/fbx/unity_standardassets_humanoididlejumpup_jump.fbx";
+    let Some(asset) = load(rel) else {
+        return;
+    };
+    // Its stack says 0.033 to 0.8 s and its keys run 1.867 to 7.767 s, as Blender reads
+    // them: padded out to the range, the clip stood still for its first 1.8 s.
+    let clip = &asset.clips[0].clip;
+    let times = crate::common::key_times(clip);
+    let (first, last) = (times[0], *times.last().unwrap());
+    assert!((first - 1.8667).abs() < 1e-3, "first key at {first} s");
+    assert!((last - 7.7667).abs() < 1e-3, "last key at {last} s");
+    assert!(
+        asset
+            .warnings
+            .iter()
+            .any(|w| w.contains("holds none of its keys"))
+    );
+}

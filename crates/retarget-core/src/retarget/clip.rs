@@ -119,18 +119,22 @@ pub(super) fn output_frames(
 
 impl Retargeter {
     /// The output's rate and frame times for `clip`: spread evenly at the rate (`output_frames`),
-    /// but one body on both sides, with no rate asked for, keeps the clip's own key times (an
+    /// but with no rate asked for, one body on both sides keeps the clip's own key times (an
     /// FBX keyed off its frames, a glTF at 24 fps whose first key is at 1/30 s), so the
-    /// clip comes back keyed where it was.
+    /// clip comes back keyed where it was; and a clip keyed at least as densely as its rate
+    /// keeps them onto any target (Unity's mocap keys its jumps every 1/120 s between its
+    /// 1/30 s frames: sampled at the rate, the take lost the jump's detail). A clip keyed more
+    /// sparsely than its rate (a spline every half second) is sampled at the rate.
     pub(super) fn output_times(
         &self,
         clip: &Clip,
         options: &RetargetClipOptions,
     ) -> Result<(f32, Vec<f32>), RetargetError> {
         let (fps, frames) = output_frames(clip, options)?;
-        if self.plan.same_rig && options.fps.is_none() {
+        if options.fps.is_none() {
             let own = clip.key_times();
-            if own.len() >= 2 && own.len() <= MAX_FRAMES {
+            let dense = self.plan.same_rig || own.len() >= frames;
+            if dense && own.len() >= 2 && own.len() <= MAX_FRAMES {
                 return Ok((fps, own));
             }
         }
@@ -322,6 +326,40 @@ mod tests {
             values[0].abs_diff_eq(turn(0), 1e-5),
             "the first key as it was"
         );
+    }
+
+    /// A clip keyed every 1/120 s through part of its 1/30 s frames (Unity's mocap) keeps
+    /// its key times onto another rig; one keyed every half second is sampled at its rate.
+    #[test]
+    fn a_clip_keyed_densely_keeps_its_key_times_and_a_sparse_one_its_rate() {
+        use crate::mapping::BoneMap;
+        use crate::reference::ReferencePose;
+        let s = chain(3, glam::Mat4::IDENTITY);
+        let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
+        let r = Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+        let clip = |times: Vec<f32>| {
+            let turns = times.iter().map(|&t| Quat::from_rotation_y(t)).collect();
+            let track = Track::new(times, turns, Interpolation::Linear).unwrap();
+            let mut tracks = vec![JointTracks::default(); 3];
+            tracks[1].rotation = Some(track);
+            Clip::new("jump", tracks, Some(30.0))
+        };
+        let options = RetargetClipOptions::default();
+        let out_times = |c: &Clip| {
+            r.retarget_clip(&s, c, &s, &options)
+                .unwrap()
+                .clip
+                .key_times()
+        };
+        let mut dense: Vec<f32> = (0..30).map(|k| k as f32 / 30.0).collect();
+        dense.extend((1..40).map(|k| 1.0 + k as f32 / 120.0));
+        let out = out_times(&clip(dense.clone()));
+        assert_eq!(out.len(), dense.len());
+        for (a, b) in out.iter().zip(&dense) {
+            assert!((a - b).abs() < 1e-5, "{a} against the source's {b}");
+        }
+        let sparse = out_times(&clip(vec![0.0, 0.5, 1.0]));
+        assert_eq!(sparse.len(), 31, "1 s at 30 fps");
     }
 
     /// A clip that carries the root a billion units away is refused, naming the joint and

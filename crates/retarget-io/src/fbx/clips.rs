@@ -36,7 +36,7 @@ pub(super) fn read_clips(
             what: format!("animation stack '{name}'"),
             reason: super::load::describe(&e),
         })?;
-        let span = stack_span(stack);
+        let span = window(stack, &name, warnings);
         let mut tracks = vec![JointTracks::default(); built.skeleton.len()];
         let mut outside = Vec::new();
         for node in baked.nodes.iter() {
@@ -142,9 +142,59 @@ fn stack_span(stack: &ufbx::AnimStack) -> Option<(f64, f64)> {
     (a.is_finite() && b.is_finite() && a <= b && b - a < 3600.0).then_some((a, b))
 }
 
+/// The times a stack's clip spans.
+#[derive(Clone, Copy)]
+enum Window {
+    /// The keys as baked (the stack has no sane range).
+    Baked,
+    /// The stack's range: keys held out to it.
+    Stack(f64, f64),
+    /// The curves' own first and last key: ufbx bakes a key at the stack's start, which
+    /// lies outside them when the stack's range is stale.
+    Keys(f64, f64),
+}
+
+/// The stack's range when it holds any of its keys, else the keys' range (with a warning).
+fn window(stack: &ufbx::AnimStack, name: &str, warnings: &mut Vec<String>) -> Window {
+    let Some(range) = stack_span(stack) else {
+        return Window::Baked;
+    };
+    match key_range(stack) {
+        Some(keys) if !overlaps(range, keys) => {
+            warnings.push(format!(
+                "animation '{name}': its stack's range ({:.3} to {:.3} s) holds none of its \
+                 keys ({:.3} to {:.3} s): the clip runs over the keys",
+                range.0, range.1, keys.0, keys.1
+            ));
+            Window::Keys(keys.0, keys.1)
+        }
+        _ => Window::Stack(range.0, range.1),
+    }
+}
+
+/// Whether a stack's range and its keys' share any time. A range that holds none of the
+/// keys was left behind by an edit (Unity's mocap takes say 0.033 to 0.8 s and key 1.87 to
+/// 7.77 s): padded out to it, the clip would hold its first pose for the gap between.
+fn overlaps(range: (f64, f64), keys: (f64, f64)) -> bool {
+    const EPS: f64 = 1e-6;
+    range.0 <= keys.1 + EPS && keys.0 <= range.1 + EPS
+}
+
+/// The first and last key time of the stack's curves (ufbx's baked range takes the stack's
+/// range in too); `None` without keys.
+fn key_range(stack: &ufbx::AnimStack) -> Option<(f64, f64)> {
+    let curves = stack
+        .layers
+        .iter()
+        .flat_map(|l| l.anim_props.iter())
+        .flat_map(|p| p.anim_value.curves.iter().flatten());
+    let ends = curves.filter_map(|c| Some((c.keyframes.first()?.time, c.keyframes.last()?.time)));
+    ends.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
 fn joint_tracks(
     node: &ufbx::BakedNode,
-    span: Option<(f64, f64)>,
+    span: Window,
 ) -> Result<JointTracks, retarget_core::ClipError> {
     let t = node
         .translation_keys
@@ -164,13 +214,21 @@ fn joint_tracks(
 /// starts and ends where the stack does.
 fn track<T: retarget_core::clip::Keyframe>(
     mut keys: Vec<(f64, T)>,
-    span: Option<(f64, f64)>,
+    span: Window,
 ) -> Result<Option<Track<T>>, retarget_core::ClipError> {
+    const EPS: f64 = 1e-6;
+    if let Window::Keys(begin, end) = span {
+        // A node's one constant key sits at the stack's start: kept, at the window's.
+        let held = keys.first().map(|&(_, v)| (begin, v));
+        keys.retain(|k| (begin - EPS..=end + EPS).contains(&k.0));
+        if keys.is_empty() {
+            keys.extend(held);
+        }
+    }
     let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
         return Ok(None);
     };
-    const EPS: f64 = 1e-6;
-    if let Some((begin, end)) = span {
+    if let Window::Stack(begin, end) = span {
         if begin < first.0 - EPS {
             keys.insert(0, (begin, first.1));
         }

@@ -123,6 +123,18 @@ fn closure(scene: &ufbx::Scene, seeds: &BTreeSet<usize>) -> Vec<usize> {
             _ => break,
         }
     }
+    // An animated node above the top: an armature object that carries the clip's root
+    // motion (Mixamo's clip of an uploaded rig moves `CharacterArmature`). Left in the
+    // container, its motion would be lost; every node from it down becomes a joint.
+    if let [top] = top[..] {
+        let above = path_from_root(scene, top);
+        let moving = above[..above.len() - 1]
+            .iter()
+            .position(|&n| is_skeletal(&scene.nodes[n]) && moves(scene, n));
+        if let Some(first) = moving {
+            included.extend(above[first..].iter().copied());
+        }
+    }
     let mut ordered = Vec::with_capacity(included.len());
     let mut stack: Vec<usize> = roots_of(scene, &included).into_iter().rev().collect();
     while let Some(n) = stack.pop() {
@@ -138,6 +150,19 @@ fn closure(scene: &ufbx::Scene, seeds: &BTreeSet<usize>) -> Vec<usize> {
         }
     }
     ordered
+}
+
+/// Whether a node's transform is animated to more than one value in any stack.
+fn moves(scene: &ufbx::Scene, node: usize) -> bool {
+    const TRANSFORM: [&str; 3] = ["Lcl Translation", "Lcl Rotation", "Lcl Scaling"];
+    scene
+        .anim_layers
+        .iter()
+        .flat_map(|l| l.anim_props.iter())
+        .filter(|p| TRANSFORM.contains(&p.prop_name.as_ref()))
+        .filter(|p| ufbx::as_node(&p.element).is_some_and(|n| n.element.typed_id as usize == node))
+        .flat_map(|p| p.anim_value.curves.iter().flatten())
+        .any(|c| c.keyframes.len() > 1 && c.max_value - c.min_value > 1e-6)
 }
 
 /// Blender's "leaf bones": FBX has no bone tails, so Blender's exporter hangs a bone named
