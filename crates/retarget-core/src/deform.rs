@@ -180,7 +180,10 @@ mod tests {
         ];
         let weights = [0.0, 10.0, 10.0, 0.0, 0.0, 10.0, 10.0, 0.0, 10.0, 0.0];
         let mut keep = deforming(&parents, &weights).unwrap();
-        assert!(keep[3] && keep[4] && keep[7], "ancestors of weighted joints");
+        assert!(
+            keep[3] && keep[4] && keep[7],
+            "ancestors of weighted joints"
+        );
         off_the_trunk(&parents, &weights, 1, &mut keep);
         let kept: Vec<usize> = (0..10).filter(|&j| keep[j]).collect();
         assert_eq!(kept, [0, 1, 2, 5, 6, 8]);

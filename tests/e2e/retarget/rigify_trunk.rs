@@ -34,7 +34,10 @@ fn the_rigify_trunk_reads_hips_to_head_and_the_torso_control_is_no_pelvis() {
     let pelvis = t.chains.pelvis().map(|j| s.names()[j].as_str());
     assert_eq!(pelvis, Some("DEF-spine"));
     let torso = s.find("torso").unwrap();
-    assert!(session.map.for_target(torso).is_none(), "torso is a control");
+    assert!(
+        session.map.for_target(torso).is_none(),
+        "torso is a control"
+    );
 }
 
 /// The bones from a control to the body joint it carries (`ORG-spine` → `DEF-thigh.L`,
@@ -47,9 +50,9 @@ fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
     let s = session.target.skeleton();
     let clip = session.retarget_clip(None, None).unwrap();
     let rest = Pose::bind(s).world_positions(s);
-    let (lo, hi) = rest
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(lo, hi), p| (lo.min(p.y), hi.max(p.y)));
+    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
     let parents = s.parents();
     let (mut worst, mut at) = (0.0f32, String::new());
     for f in world_frames(s, &clip, 120) {
@@ -65,5 +68,8 @@ fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
         }
     }
     // Before: 3.5 heights (the legs and arms walked away from their controls).
-    assert!(worst < 1e-3, "{at} moved {worst:.2e} of the height off its parent");
+    assert!(
+        worst < 1e-3,
+        "{at} moved {worst:.2e} of the height off its parent"
+    );
 }

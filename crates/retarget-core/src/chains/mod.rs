@@ -77,13 +77,21 @@ fn rehang_carried(sub: &mut crate::deform::Subset, parents: &[Option<usize>], po
             dropped_parent && sub.parents[k].is_none_or(|p| sub.parents[p].is_none())
         })
         .collect();
-    (0..n).filter(|&k| carried[k]).for_each(|k| sub.parents[k] = None);
+    (0..n)
+        .filter(|&k| carried[k])
+        .for_each(|k| sub.parents[k] = None);
     let mut child_count = vec![0usize; n];
-    sub.parents.iter().flatten().for_each(|&p| child_count[p] += 1);
+    sub.parents
+        .iter()
+        .flatten()
+        .for_each(|&p| child_count[p] += 1);
     // A top joint above the body (an armature root) carries none of it.
-    let above_body = |a: usize, sub: &crate::deform::Subset| {
-        sub.parents[a].is_none() && child_count[a] == 1
-    };
+    let above_body =
+        |a: usize, sub: &crate::deform::Subset| sub.parents[a].is_none() && child_count[a] == 1;
+    let (lo, hi) = pos.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let tie = ((hi - lo) * 1e-3).max(f32::MIN_POSITIVE);
     let mut first_child: Vec<Option<usize>> = vec![None; n];
     let mut connected = vec![false; n];
     for k in 0..n {
@@ -95,7 +103,13 @@ fn rehang_carried(sub: &mut crate::deform::Subset, parents: &[Option<usize>], po
                     let (d, at_end) = segment_distance(pos[k], pos[a], b.map(|c| pos[c]));
                     (d, if at_end { b.unwrap_or(a) } else { a })
                 })
-                .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                // Bones as near as makes no difference: the one nearest the root.
+                .min_by(|x, y| {
+                    (x.0 / tie)
+                        .floor()
+                        .total_cmp(&(y.0 / tie).floor())
+                        .then(x.1.cmp(&y.1))
+                });
             sub.parents[k] = onto.map(|(_, a)| a);
         }
         connected[k] = match sub.parents[k] {

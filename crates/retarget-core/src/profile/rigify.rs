@@ -113,7 +113,16 @@ mod tests {
             "DEF-spine.005",
             "DEF-spine.006",
         ]);
-        let parents = [None, Some(0), Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)];
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(6),
+        ];
         let got: Vec<(usize, HumanBone)> = trunk_candidates(&n, &tree(&parents))
             .iter()
             .map(|c| (c.joint, c.bone))
@@ -121,7 +130,14 @@ mod tests {
         use HumanBone::*;
         assert_eq!(
             got,
-            [(1, Hips), (2, Spine), (3, Chest), (4, UpperChest), (5, Neck), (7, Head)]
+            [
+                (1, Hips),
+                (2, Spine),
+                (3, Chest),
+                (4, UpperChest),
+                (5, Neck),
+                (7, Head)
+            ]
         );
     }
 

@@ -92,4 +92,3 @@ pub(super) fn carried_solves(
     }
     out
 }
-
