@@ -49,7 +49,7 @@ pub fn off_the_trunk(parents: &[Option<usize>], weights: &[f32], hips: usize, ke
     }
     let total: f32 = weights.iter().filter(|w| w.is_finite()).sum();
     let weighted = |j: usize| weights[j] > STRAY * total;
-    if !(total > 0.0) || !weighted(hips) {
+    if total.is_nan() || total <= 0.0 || !weighted(hips) {
         return;
     }
     // On the trunk's line: the hips, its ancestors and everything below it.
