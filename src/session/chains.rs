@@ -41,10 +41,20 @@ impl Side {
         build_deforming(&frame, keep.as_deref())
     }
 
-    /// Which joints the skin deforms with, where its weights say (`core::deform`).
+    /// Which joints the skin deforms with, where its weights say (`core::deform`), without
+    /// the unweighted controls that carry body joints beside the labelled hips' line.
     pub fn deforming(&self) -> Option<Vec<bool>> {
         let weights = self.asset.joint_weights(self.skeleton_index)?;
-        crate::core::profile::body_mask(self.skeleton(), &weights)
+        let mut keep = crate::core::profile::body_mask(self.skeleton(), &weights)?;
+        let hips = self
+            .labels
+            .iter()
+            .position(|l| l.is_some_and(|l| l.bone == crate::core::HumanBone::Hips));
+        if let Some(hips) = hips.filter(|_| self.is_humanoid()) {
+            let parents = self.skeleton().parents();
+            crate::core::deform::off_the_trunk(parents, &weights, hips, &mut keep);
+        }
+        Some(keep)
     }
 
     /// The project's chains if it has them, else the automatic ones.

@@ -36,6 +36,43 @@ pub fn deforming(parents: &[Option<usize>], weights: &[f32]) -> Option<Vec<bool>
     (!keep.iter().all(|&k| k)).then_some(keep)
 }
 
+/// Drops from a `deforming` mask the unweighted joints off the trunk's line: neither above
+/// the weighted `hips` joint nor below it. A rig exported with its controls (Rigify's
+/// `torso` → `MCH-spine` → `ORG-spine` carrying `DEF-thigh.L`, Godot's `foot_IK.L` carrying
+/// `foot.L`) hangs weighted joints from controls beside the body; those controls only carry
+/// them, and read as body they would make a second pelvis and spine. The weighted joints
+/// they carry stay: the retarget places them after their limbs (`retarget::plan`).
+pub fn off_the_trunk(parents: &[Option<usize>], weights: &[f32], hips: usize, keep: &mut [bool]) {
+    let n = parents.len();
+    if weights.len() != n || keep.len() != n || hips >= n {
+        return;
+    }
+    let total: f32 = weights.iter().filter(|w| w.is_finite()).sum();
+    let weighted = |j: usize| weights[j] > STRAY * total;
+    if total.is_nan() || total <= 0.0 || !weighted(hips) {
+        return;
+    }
+    // On the trunk's line: the hips, its ancestors and everything below it.
+    let mut line = vec![false; n];
+    let mut at = Some(hips);
+    while let Some(j) = at {
+        line[j] = true;
+        at = parents[j].filter(|&p| p < j);
+    }
+    let mut under = vec![false; n];
+    under[hips] = true;
+    for j in hips + 1..n {
+        if let Some(p) = parents[j].filter(|&p| p < j) {
+            under[j] = under[p];
+        }
+    }
+    for j in 0..n {
+        if keep[j] && !line[j] && !under[j] && !weighted(j) {
+            keep[j] = false;
+        }
+    }
+}
+
 /// The joints a mask keeps, as a skeleton of their own: indices into the full skeleton and
 /// parents among the kept joints. A kept joint's parent is its nearest kept ancestor
 /// (with `deforming`'s masks, always its own parent).
@@ -121,6 +158,41 @@ mod tests {
         // A stray influence is no weight.
         let keep = deforming(&PARENTS, &[0.0, 1e4, 1e4, 1e4, 1e-3, 0.0, f32::NAN]).unwrap();
         assert!(!keep[4] && !keep[6]);
+    }
+
+    #[test]
+    fn controls_carrying_body_joints_beside_the_hips_leave_the_mask() {
+        // 0 root ─ 1 hips ─ 2 spine
+        //        └ 3 torso (control) ─ 4 org_spine ─ 5 thigh ─ 6 shin
+        //        └ 7 foot_ik (control) ─ 8 foot
+        //        └ 9 pole (control leaf)
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            Some(0),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(0),
+            Some(7),
+            Some(0),
+        ];
+        let weights = [0.0, 10.0, 10.0, 0.0, 0.0, 10.0, 10.0, 0.0, 10.0, 0.0];
+        let mut keep = deforming(&parents, &weights).unwrap();
+        assert!(
+            keep[3] && keep[4] && keep[7],
+            "ancestors of weighted joints"
+        );
+        off_the_trunk(&parents, &weights, 1, &mut keep);
+        let kept: Vec<usize> = (0..10).filter(|&j| keep[j]).collect();
+        assert_eq!(kept, [0, 1, 2, 5, 6, 8]);
+        // Unweighted hips say nothing of where the trunk is.
+        let mut keep = deforming(&parents, &weights).unwrap();
+        let mut unweighted_hips = weights;
+        unweighted_hips[1] = 0.0;
+        off_the_trunk(&parents, &unweighted_hips, 1, &mut keep);
+        assert!(keep[3] && keep[4] && keep[7]);
     }
 
     #[test]

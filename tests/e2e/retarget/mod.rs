@@ -18,6 +18,7 @@ mod own_clip;
 mod profile_labels;
 mod real_files;
 mod real_rigs;
+mod rigify_trunk;
 mod split_hips;
 mod stride;
 mod twist_bones;

@@ -18,7 +18,7 @@ pub use build::{BuildFrame, build};
 /// children, so that a control hung inside an arm neither cuts the arm nor becomes a limb.
 pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkeleton {
     let parents = frame.parents;
-    let sub = crate::deform::Subset::new(parents, keep);
+    let mut sub = crate::deform::Subset::new(parents, keep);
     if sub.is_whole(parents.len()) {
         return build(frame);
     }
@@ -28,6 +28,7 @@ pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkelet
     } else {
         sub.pick(frame.names)
     };
+    rehang_carried(&mut sub, parents, &positions);
     let inner = build(&BuildFrame {
         names: &names,
         parents: &sub.parents,
@@ -65,6 +66,85 @@ pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkelet
     }
     ChainSkeleton { chains }
 }
+/// A kept joint whose parent was dropped and that has nothing kept above it but a top joint
+/// (a Rigify `DEF-thigh.L` carried by the `torso` control, off the mask) hangs, for the chains, from the
+/// kept bone it sits on: the nearest segment from an earlier kept joint to its first kept
+/// child (or that joint alone), so the legs branch from the hips and the arms from the chest.
+/// Nearest to a segment's far end, it hangs from the joint there; an armature root above
+/// the body is no bone to hang from.
+fn rehang_carried(sub: &mut crate::deform::Subset, parents: &[Option<usize>], pos: &[glam::Vec3]) {
+    let n = sub.joints.len();
+    let mut kept = vec![false; parents.len()];
+    sub.joints.iter().for_each(|&j| kept[j] = true);
+    // Carried: its own parent dropped, and nothing kept above it but a top joint.
+    let carried: Vec<bool> = (0..n)
+        .map(|k| {
+            let dropped_parent = parents[sub.joints[k]].is_some_and(|p| !kept[p]);
+            dropped_parent && sub.parents[k].is_none_or(|p| sub.parents[p].is_none())
+        })
+        .collect();
+    (0..n)
+        .filter(|&k| carried[k])
+        .for_each(|k| sub.parents[k] = None);
+    let mut child_count = vec![0usize; n];
+    sub.parents
+        .iter()
+        .flatten()
+        .for_each(|&p| child_count[p] += 1);
+    // A top joint above the body (an armature root) carries none of it.
+    let above_body =
+        |a: usize, sub: &crate::deform::Subset| sub.parents[a].is_none() && child_count[a] == 1;
+    let (lo, hi) = pos.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let tie = ((hi - lo) * 1e-3).max(f32::MIN_POSITIVE);
+    let mut first_child: Vec<Option<usize>> = vec![None; n];
+    let mut connected = vec![false; n];
+    for k in 0..n {
+        if carried[k] {
+            let onto = (0..k)
+                .filter(|&a| connected[a] && !above_body(a, sub))
+                .map(|a| {
+                    let b = first_child[a];
+                    let (d, at_end) = segment_distance(pos[k], pos[a], b.map(|c| pos[c]));
+                    (d, if at_end { b.unwrap_or(a) } else { a })
+                })
+                // Bones as near as makes no difference: the one nearest the root.
+                .min_by(|x, y| {
+                    (x.0 / tie)
+                        .floor()
+                        .total_cmp(&(y.0 / tie).floor())
+                        .then(x.1.cmp(&y.1))
+                });
+            sub.parents[k] = onto.map(|(_, a)| a);
+        }
+        connected[k] = match sub.parents[k] {
+            Some(p) => connected[p],
+            None => !carried[k],
+        };
+        if let Some(p) = sub.parents[k]
+            && first_child[p].is_none()
+        {
+            first_child[p] = Some(k);
+        }
+    }
+}
+
+/// How far `p` lies from the segment `a`–`b` (from `a` alone without `b`), and whether
+/// its nearest point is `b` itself.
+fn segment_distance(p: glam::Vec3, a: glam::Vec3, b: Option<glam::Vec3>) -> (f32, bool) {
+    let Some(b) = b else {
+        return (p.distance(a), false);
+    };
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p.distance(a + ab * t), t >= 1.0)
+}
+
 pub use matching::{ChainMatch, Side as ChainSide, match_chains, pair_joints};
 
 use serde::{Deserialize, Serialize};
@@ -263,3 +343,49 @@ pub fn lateral_word(l: Lateral) -> Option<&'static str> {
 
 #[cfg(test)]
 pub(crate) mod testkit;
+
+#[cfg(test)]
+mod carried_tests {
+    use super::*;
+    use glam::Vec3;
+
+    /// Legs carried by a control beside the hips (off the mask) branch from the hips.
+    #[test]
+    fn legs_carried_by_a_control_hang_from_the_hips() {
+        let joints: [(Option<usize>, [f32; 3]); 17] = [
+            (None, [0.0, 0.0, 0.0]),        // 0 root
+            (Some(0), [0.0, 1.0, 0.0]),     // 1 hips
+            (Some(1), [0.0, 1.3, 0.0]),     // 2 spine
+            (Some(2), [0.0, 1.6, 0.0]),     // 3 head
+            (Some(0), [0.0, 1.0, 0.0]),     // 4 torso control
+            (Some(4), [0.1, 0.95, 0.0]),    // 5 l_thigh
+            (Some(5), [0.1, 0.5, 0.0]),     // 6 l_shin
+            (Some(6), [0.1, 0.05, 0.05]),   // 7 l_foot
+            (Some(4), [-0.1, 0.95, 0.0]),   // 8 r_thigh
+            (Some(8), [-0.1, 0.5, 0.0]),    // 9 r_shin
+            (Some(9), [-0.1, 0.05, 0.05]),  // 10 r_foot
+            (Some(2), [0.2, 1.45, 0.0]),    // 11 l_arm
+            (Some(11), [0.5, 1.45, 0.0]),   // 12 l_forearm
+            (Some(12), [0.75, 1.45, 0.0]),  // 13 l_hand
+            (Some(2), [-0.2, 1.45, 0.0]),   // 14 r_arm
+            (Some(14), [-0.5, 1.45, 0.0]),  // 15 r_forearm
+            (Some(15), [-0.75, 1.45, 0.0]), // 16 r_hand
+        ];
+        let parents: Vec<Option<usize>> = joints.iter().map(|j| j.0).collect();
+        let positions: Vec<Vec3> = joints.iter().map(|j| Vec3::from(j.1)).collect();
+        let mut keep = vec![true; joints.len()];
+        keep[4] = false;
+        let cs = build_deforming(
+            &BuildFrame {
+                names: &[],
+                parents: &parents,
+                positions: &positions,
+                forward: Vec3::Z,
+            },
+            Some(&keep),
+        );
+        assert_eq!(cs.pelvis(), Some(1));
+        let starts: Vec<usize> = cs.limbs().map(|c| c.start()).collect();
+        assert!(starts.contains(&5) && starts.contains(&8), "{starts:?}");
+    }
+}

@@ -12,6 +12,7 @@
 mod limbs;
 mod name_labels;
 mod names;
+mod rigify;
 mod topology;
 mod tree;
 
@@ -191,6 +192,7 @@ fn label_by_names_and_shape(
 ) {
     let infos: Vec<NameInfo> = names.iter().map(|n| names::read_name(n)).collect();
     let mut by_name = name_labels::name_candidates(&infos, tree);
+    by_name.extend(rigify::trunk_candidates(names, tree));
     let claimed_by_weighted: HashSet<HumanBone> = by_name
         .iter()
         .filter(|c| weighted[c.joint])

@@ -6,6 +6,7 @@
 //! reference pose.
 
 mod arms;
+mod carried;
 mod clip;
 mod fast;
 mod finger_tails;
@@ -121,6 +122,8 @@ pub(super) struct Plan {
     /// humanoid hips below it that carry both upper legs (looked up every frame).
     root_at: Vec<Option<usize>>,
     follows: Vec<FollowSolve>,
+    /// Controls that carry followers, placed after them (`carried`).
+    carried: Vec<FollowSolve>,
     same_rig: bool,
     feet: Vec<legs::feet::FootFit>,
     /// Target legs the feet planting moves.
@@ -216,6 +219,7 @@ impl Retargeter {
         let tgt_ref = SideReference::new(target_world.clone());
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
         let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let carried = carried::carried_solves(target, map, &follows, &tgt_ref);
         let feet = foot_fits(map, &rotations, &src_ref);
         let tgt_height = {
             let ys = tgt_ref.positions.iter().map(|p| p.y);
@@ -299,7 +303,8 @@ impl Retargeter {
         // A pelvis placed again after the joints below it (`RootSolve::settle`) would leave
         // their memoized worlds behind.
         let target_memo = fk::memo_is_exact(&translations, &roots, &follows, target.len())
-            && !roots.iter().any(|r| r.hips_move);
+            && !roots.iter().any(|r| r.hips_move)
+            && carried.is_empty();
         let plan = Plan {
             source_parents: source.parents().to_vec(),
             source_container,
@@ -311,6 +316,7 @@ impl Retargeter {
             translations,
             root_at,
             follows,
+            carried,
             same_rig: false,
             legs,
             solve: legs::plant::SolveSettings::frame_by_frame(),
@@ -430,6 +436,7 @@ impl Retargeter {
             .map(|t| t.target)
             .chain(self.fit.roots.iter().map(|r| r.target))
             .chain(self.plan.follows.iter().map(|f| f.target))
+            .chain(self.plan.carried.iter().map(|f| f.target))
             .chain(self.plan.legs.iter().filter_map(|l| l.moved_foot()))
             .chain(self.ik_bone_joints())
     }

@@ -155,12 +155,28 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         }
     }
     for f in &plan.follows {
-        let anchor = world_of(&f.anchor_chain, target);
-        let parent = world_of(&f.parent_chain, target);
-        let world_pos = anchor.transform_point3(f.offset);
-        target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        follow(f, &mut world_of, target);
+    }
+    // Controls that carry followers go along; the followers are placed again under them
+    // (the memo is off where there are carriers: `carried`).
+    if !plan.carried.is_empty() {
+        for f in plan.carried.iter().chain(&plan.follows) {
+            follow(f, &mut world_of, target);
+        }
     }
     super::ik_bones::follow(&plan.ik_bones, container, target);
+}
+
+/// Puts a follower where its anchor takes it, under its parent's world transform.
+fn follow(
+    f: &super::plan::FollowSolve,
+    world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+    target: &mut Pose,
+) {
+    let anchor = world_of(&f.anchor_chain, target);
+    let parent = world_of(&f.parent_chain, target);
+    let world_pos = anchor.transform_point3(f.offset);
+    target.translations[f.target] = parent.inverse().transform_point3(world_pos);
 }
 
 /// Sets the target joint of translation solve `t` where its source joint is (scaled): in

@@ -1,0 +1,94 @@
+//! Controls that carry followed joints. A rig exported with its control rig hangs body
+//! joints from controls beside the body (Rigify's `DEF-thigh.L` under `torso` → `ORG-spine`,
+//! a Godot foot under its `foot_IK` target): the follows place those joints where their limbs
+//! take them, and the controls above them go along, each kept where it sat by the nearest
+//! joint the solve places, so no bone of the file (control to body joint) stretches.
+
+use super::plan::{FollowSolve, SideReference, chain_to_root};
+use crate::mapping::BoneMap;
+use crate::skeleton::Skeleton;
+
+/// One follow per unmapped joint above a follower that holds no other placed joint, parents
+/// first.
+pub(super) fn carried_solves(
+    target: &Skeleton,
+    map: &BoneMap,
+    follows: &[FollowSolve],
+    tgt_ref: &SideReference,
+) -> Vec<FollowSolve> {
+    let n = target.len();
+    let parents = target.parents();
+    let mapped = |j: usize| map.for_target(j).is_some();
+    let mut followed = vec![false; n];
+    follows.iter().for_each(|f| followed[f.target] = true);
+    // Joints that hold a joint the solve places through the hierarchy (the pelvis under
+    // the armature's root): moving them would move it, so they stay.
+    let mut holds = vec![false; n];
+    for j in (0..n).rev() {
+        if mapped(j) && !followed[j] {
+            holds[j] = true;
+        }
+        if holds[j]
+            && !followed[j]
+            && let Some(p) = parents[j].filter(|&p| p < j)
+        {
+            holds[p] = true;
+        }
+    }
+    let mut carrier = vec![false; n];
+    for f in follows {
+        let mut at = parents[f.target];
+        while let Some(p) = at {
+            if !mapped(p) && !holds[p] {
+                carrier[p] = true;
+            }
+            at = parents[p];
+        }
+    }
+    if !carrier.iter().any(|&c| c) {
+        return Vec::new();
+    }
+    // Joints no carrier lies above: the carriers' moves leave them where the solve put them.
+    let mut free = vec![true; n];
+    for j in 0..n {
+        if let Some(p) = parents[j].filter(|&p| p < j) {
+            free[j] = free[p] && !carrier[p];
+        }
+    }
+    let anchor_of = |j: usize| {
+        let f = follows.iter().find(|f| f.target == j)?;
+        f.anchor_chain.last().copied()
+    };
+    // A follower stands in for its anchor (its place is fixed there, whatever carries it).
+    let settle = |mut j: usize| {
+        for _ in 0..n {
+            if free[j] {
+                return Some(j);
+            }
+            j = anchor_of(j)?;
+        }
+        None
+    };
+    let mut anchors: Vec<usize> = (0..n)
+        .filter(|&j| mapped(j) && (free[j] || followed[j]))
+        .collect();
+    let mut out = Vec::new();
+    for c in (0..n).filter(|&c| carrier[c]) {
+        let here = tgt_ref.positions[c];
+        let d = |a: usize| tgt_ref.positions[a].distance_squared(here);
+        anchors.sort_by(|&a, &b| d(a).total_cmp(&d(b)).then(a.cmp(&b)));
+        let Some(anchor) = anchors.iter().find_map(|&a| settle(a)) else {
+            continue;
+        };
+        let offset = tgt_ref.world[anchor].inverse().transform_point3(here);
+        let mut parent_chain = chain_to_root(parents, c);
+        parent_chain.pop();
+        out.push(FollowSolve {
+            target: c,
+            anchor_chain: chain_to_root(parents, anchor),
+            offset,
+            parent_chain,
+        });
+    }
+    out
+}

@@ -1,0 +1,75 @@
+//! A Rigify export with its whole control rig: the `DEF-spine` … `DEF-spine.006` trunk hangs
+//! from the root beside the `torso` control, which carries the `DEF-` legs and arms through
+//! `ORG-`/`MCH-` joints. The control was read as the pelvis and the trunk as a helper (two
+//! leg lengths high, 40° off); a walk left the controls, and the bones from them to the
+//! body joints they carry, stretched by the distance walked.
+
+use crate::common::{asset_path, corpus_path, world_frames};
+use retarget_studio::core::{HumanBone, Pose};
+use retarget_studio::io::ImportOptions;
+use retarget_studio::session::Session;
+
+const RIGIFY: &str = "sets/gltf/rigify_stickman_full_rig.glb";
+
+fn walk_onto_rigify() -> Option<Session> {
+    let target = corpus_path(RIGIFY)?;
+    let walk = asset_path("bvh/02_01.bvh");
+    Some(Session::automatic(&walk, &target, &ImportOptions::default()).unwrap())
+}
+
+/// The trunk's numbers name hips to head; the chains' pelvis is the weighted hips, and
+/// nothing maps onto the `torso` control.
+#[test]
+fn the_rigify_trunk_reads_hips_to_head_and_the_torso_control_is_no_pelvis() {
+    let Some(session) = walk_onto_rigify() else {
+        return;
+    };
+    let t = &session.target;
+    let s = t.skeleton();
+    let bone = |name: &str| t.labels[s.find(name).unwrap()].map(|l| l.bone);
+    assert_eq!(bone("DEF-spine"), Some(HumanBone::Hips));
+    assert_eq!(bone("DEF-spine.003"), Some(HumanBone::UpperChest));
+    assert_eq!(bone("DEF-spine.006"), Some(HumanBone::Head));
+    assert!(t.is_humanoid());
+    let pelvis = t.chains.pelvis().map(|j| s.names()[j].as_str());
+    assert_eq!(pelvis, Some("DEF-spine"));
+    let torso = s.find("torso").unwrap();
+    assert!(
+        session.map.for_target(torso).is_none(),
+        "torso is a control"
+    );
+}
+
+/// The bones from a control to the body joint it carries (`ORG-spine` → `DEF-thigh.L`,
+/// `ORG-shoulder.L` → `DEF-upper_arm.L`) and the body's own keep their lengths.
+#[test]
+fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
+    let Some(session) = walk_onto_rigify() else {
+        return;
+    };
+    let s = session.target.skeleton();
+    let clip = session.retarget_clip(None, None).unwrap();
+    let rest = Pose::bind(s).world_positions(s);
+    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let parents = s.parents();
+    let (mut worst, mut at) = (0.0f32, String::new());
+    for f in world_frames(s, &clip, 120) {
+        for (j, p) in parents.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            if parents[p].is_none() || !s.names()[j].starts_with("DEF-") {
+                continue;
+            }
+            let change = (f[j].distance(f[p]) - rest[j].distance(rest[p])).abs() / (hi - lo);
+            if change > worst {
+                (worst, at) = (change, s.names()[j].clone());
+            }
+        }
+    }
+    // Before: 3.5 heights (the legs and arms walked away from their controls).
+    assert!(
+        worst < 1e-3,
+        "{at} moved {worst:.2e} of the height off its parent"
+    );
+}
