@@ -97,3 +97,34 @@ fn a_draco_file_is_read_whole_and_an_undecodable_extension_only_warns() {
         read.warnings
     );
 }
+
+#[test]
+fn a_roblox_rig_drawn_in_metres_in_a_centimetre_file_stands_as_a_person_and_is_a_humanoid() {
+    let Some(asset) = load("sets/fbx/roblox_r15_facs50_face_joints_studs.fbx") else {
+        return;
+    };
+    // It declares centimetres over numbers in metres: 1.6 cm tall as declared.
+    let h = height(&asset);
+    assert!((1.0..2.2).contains(&h), "rest height {h} m");
+    assert_eq!(asset.unit, retarget_studio::core::Unit::Metre);
+    let reading = asset.readings.unit.as_ref().expect("the unit's evidence");
+    assert_eq!(
+        reading.runner_up.as_deref(),
+        Some("cm"),
+        "{}",
+        reading.evidence
+    );
+    assert_eq!(
+        asset.readings.declared_unit,
+        Some(retarget_studio::core::Unit::Centimetre)
+    );
+    // No joint is named hips: the legs hang from `LowerTorso`.
+    let s = &asset.skeletons[0];
+    let labels =
+        retarget_studio::core::profile::auto_label(s, &retarget_studio::core::Pose::rest(s));
+    let hips = s.find("LowerTorso").unwrap();
+    assert_eq!(
+        labels[hips].map(|l| l.bone),
+        Some(retarget_studio::core::HumanBone::Hips)
+    );
+}
