@@ -205,6 +205,9 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
             Some(Part::Fingers) if !below_a_finger(j, infos, tree) => Finger::Index,
             _ => continue,
         };
+        if on_a_leg(j, infos, tree) {
+            continue;
+        }
         let Some(side) = arm_side(j, infos, tree).or(info.side) else {
             continue;
         };
@@ -228,6 +231,17 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
             out.push(candidate(j, bone, confidence));
         }
     }
+}
+
+/// A toe named as a finger (3ds Max Biped's `LeftFootThumb1` under `LeftFoot`): the
+/// nearest limb joint above it is a leg's.
+fn on_a_leg(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
+    use Part::*;
+    let leg = [Foot, Toes, LowerLeg, UpperLeg, Leg, SideHip];
+    let arm = [Hand, Palm, LowerArm, UpperArm];
+    tree.ancestors(j)
+        .find_map(|a| infos[a].part.filter(|p| leg.contains(p) || arm.contains(p)))
+        .is_some_and(|p| leg.contains(&p))
 }
 
 fn below_a_finger(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
@@ -424,5 +438,29 @@ mod tests {
         assert_eq!(bone_of(&l, "LowerTorso"), Some(HumanBone::Hips), "{l:?}");
         assert_eq!(bone_of(&l, "UpperTorso"), Some(HumanBone::Spine), "{l:?}");
         assert_eq!(bone_of(&l, "root"), None, "{l:?}");
+    }
+
+    #[test]
+    fn a_toe_named_as_a_thumb_is_no_finger() {
+        // A Biped remnant: `LeftFootThumb1` under the foot, the hand's thumb below.
+        let l = labels(&[
+            ("Hips", None),
+            ("LeftUpLeg", Some(0)),
+            ("LeftLeg", Some(1)),
+            ("LeftFoot", Some(2)),
+            ("LeftFootThumb1", Some(3)),
+            ("Spine", Some(0)),
+            ("LeftArm", Some(5)),
+            ("LeftForeArm", Some(6)),
+            ("LeftHand", Some(7)),
+            ("LeftHandThumb1", Some(8)),
+            ("LeftHandThumb2", Some(9)),
+        ]);
+        assert_eq!(bone_of(&l, "LeftFootThumb1"), None, "{l:?}");
+        assert_eq!(
+            bone_of(&l, "LeftHandThumb1"),
+            Some(HumanBone::LeftThumbMetacarpal),
+            "{l:?}"
+        );
     }
 }
