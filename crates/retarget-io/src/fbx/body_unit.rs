@@ -20,6 +20,12 @@ pub(super) fn read_by_body(skeleton: &mut Skeleton, declared: Unit) -> Option<(U
         .collect();
     let path = retarget_core::units::body_path(skeleton, &labels)?;
     let scale = container_scale(skeleton.container())?;
+    // A node above the joints that scales them (an armature scaled by 3) sized the figure
+    // on purpose, and a file written back could not say it in a unit: only joints plainly
+    // in the declared unit are weighed.
+    if (scale / declared.metres() - 1.0).abs() > 1e-3 {
+        return None;
+    }
     let person = |metres: f32| (metres / PERSON_PATH_M).ln().abs();
     if person(path * scale) <= IMPOSSIBLE.ln() {
         return None;
@@ -106,8 +112,15 @@ mod tests {
 
     #[test]
     fn a_possible_person_keeps_the_declared_unit() {
-        // A person, a doll of 37 cm and a giant of 12 m.
-        for (scale, unit) in [(1.0, Unit::Metre), (0.25, Unit::Metre), (8.0, Unit::Metre)] {
+        // A person, a doll of 37 cm, a giant of 12 m, and a person in centimetres under an
+        // armature scaled by 3 (its author sized it: 4.5 cm).
+        let cases = [
+            (1.0, Unit::Metre),
+            (0.25, Unit::Metre),
+            (8.0, Unit::Metre),
+            (0.03, Unit::Centimetre),
+        ];
+        for (scale, unit) in cases {
             let mut s = person(scale);
             assert!(read_by_body(&mut s, unit).is_none(), "{unit:?}");
             assert_eq!(container_scale(s.container()), Some(scale));
