@@ -4,7 +4,7 @@
 
 use super::convert::{invert, mat4, transform};
 use crate::error::Problem;
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 use retarget_core::{JointDef, Skeleton, Transform};
 use std::collections::{BTreeSet, HashMap};
 
@@ -220,7 +220,7 @@ pub(super) fn build(
         };
         bind_worlds.push(bind_world);
         defs.push(JointDef {
-            bind: keep_rest_length(bind, rest),
+            bind,
             ..JointDef::new(node.element.name.to_string(), parent, rest)
         });
     }
@@ -244,20 +244,6 @@ pub(super) fn build(
         joint_of_node,
         bind_worlds,
     })
-}
-
-/// A bind whose offset from its parent is not as long as the rest's (a joint moved along
-/// its bone after the skin was bound: a Maya character's fingers bound 0.139 from the hand,
-/// 0.096 in the scene and every take) takes the rest's offset: the file's clips, and every
-/// importer playing them, hold the bone at the rest's length. Scaled joints are left as
-/// they are (their offsets are in another unit than their parent's).
-fn keep_rest_length(mut bind: Transform, rest: Transform) -> Transform {
-    let unscaled = |t: &Transform| t.scale.abs_diff_eq(Vec3::ONE, 1e-4);
-    let (b, r) = (bind.translation.length(), rest.translation.length());
-    if unscaled(&bind) && unscaled(&rest) && (b - r).abs() > 1e-3 * b.max(r) {
-        bind.translation = rest.translation;
-    }
-    bind
 }
 
 /// A joint's bind relative to its parent's and its bind world matrix. When either bind
@@ -360,31 +346,5 @@ fn note_inherit_modes(
              scaled parent: {}; these joints sit where plain composition puts them",
             off.join(", ")
         ));
-    }
-}
-
-#[cfg(test)]
-mod rest_length_tests {
-    use super::*;
-    use glam::Quat;
-
-    fn at(translation: Vec3, rotation: Quat) -> Transform {
-        Transform {
-            translation,
-            rotation,
-            scale: Vec3::ONE,
-        }
-    }
-
-    #[test]
-    fn a_bind_offset_longer_than_the_rest_takes_the_rests_and_keeps_its_turn() {
-        let turn = Quat::from_rotation_z(0.4);
-        let rest = at(Vec3::new(0.0, 0.0955, 0.0), Quat::IDENTITY);
-        let bind = keep_rest_length(at(Vec3::new(0.0, 0.1386, 0.0), turn), rest);
-        assert_eq!(bind.translation, rest.translation);
-        assert_eq!(bind.rotation, turn);
-        // The same length turned (a pose, not a moved joint) stays the bind's.
-        let turned = at(Vec3::new(0.0955, 0.0, 0.0), turn);
-        assert_eq!(keep_rest_length(turned, rest), turned);
     }
 }
