@@ -140,6 +140,8 @@ fn a_biped_toe_named_as_a_thumb_is_not_the_hands_thumb() {
         retarget_studio::core::profile::auto_label(s, &retarget_studio::core::Pose::rest(s));
     for toe in ["LeftFootThumb1", "RightFootThumb1"] {
         let j = s.find(toe).unwrap();
-        assert_eq!(labels[j].map(|l| l.bone), None, "{toe}");
+        // A toe (by the shape below the foot), never the hand's thumb.
+        let bone = labels[j].map(|l| l.bone.as_str());
+        assert!(bone.is_none_or(|b| !b.contains("Thumb")), "{toe}: {bone:?}");
     }
 }
