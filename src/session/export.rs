@@ -233,6 +233,8 @@ impl Session {
                         false => FbxContent::WithCharacter,
                     },
                     unit: settings.unit.unwrap_or(as_target.unit),
+                    // A unit the user chose is declared as it is.
+                    declared_unit: as_target.declared_unit.filter(|_| settings.unit.is_none()),
                     up: settings.up.unwrap_or(as_target.up),
                     fps: job.fps,
                     reduce: tolerance,

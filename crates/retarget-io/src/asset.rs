@@ -273,11 +273,16 @@ pub struct Reading {
     pub runner_up: Option<String>,
 }
 
-/// The readings of a file whose format leaves them open (a BVH's unit and up axis).
+/// The readings of a file whose format leaves them open (a BVH's unit and up axis), or
+/// whose declaration its body overruled (an FBX person 1.6 cm tall).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Readings {
     pub unit: Option<Reading>,
     pub up: Option<Reading>,
+    /// The unit the file declared where its numbers were read in another (`Asset::unit`):
+    /// a file written for the character declares it again over the same numbers, so it
+    /// reads as the original did.
+    pub declared_unit: Option<Unit>,
 }
 
 impl Asset {

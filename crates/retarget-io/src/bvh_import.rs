@@ -182,6 +182,7 @@ fn parse(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Asset, Pr
             evidence: r.describe(),
             runner_up: r.runner_up.map(|a| a.name().to_owned()),
         }),
+        declared_unit: None,
     };
     // The body's length along its bones, foot to head, does not depend on the pose or the
     // way up; a figure without labelled feet and head is measured standing.

@@ -139,3 +139,51 @@ fn a_take_whose_range_holds_none_of_its_keys_spans_its_keys() {
             .any(|w| w.contains("holds none of its keys"))
     );
 }
+
+#[test]
+fn a_roblox_rig_drawn_in_metres_in_a_centimetre_file_stands_as_a_person_and_is_a_humanoid() {
+    let Some(asset) = load("sets/fbx/roblox_r15_facs50_face_joints_studs.fbx") else {
+        return;
+    };
+    // It declares centimetres over numbers in metres: 1.6 cm tall as declared.
+    let h = height(&asset);
+    assert!((1.0..2.2).contains(&h), "rest height {h} m");
+    assert_eq!(asset.unit, retarget_studio::core::Unit::Metre);
+    let reading = asset.readings.unit.as_ref().expect("the unit's evidence");
+    assert_eq!(
+        reading.runner_up.as_deref(),
+        Some("cm"),
+        "{}",
+        reading.evidence
+    );
+    assert_eq!(
+        asset.readings.declared_unit,
+        Some(retarget_studio::core::Unit::Centimetre)
+    );
+    // No joint is named hips: the legs hang from `LowerTorso`.
+    let s = &asset.skeletons[0];
+    let labels =
+        retarget_studio::core::profile::auto_label(s, &retarget_studio::core::Pose::rest(s));
+    let hips = s.find("LowerTorso").unwrap();
+    assert_eq!(
+        labels[hips].map(|l| l.bone),
+        Some(retarget_studio::core::HumanBone::Hips)
+    );
+}
+
+#[test]
+fn a_biped_toe_named_as_a_thumb_is_not_the_hands_thumb() {
+    let Some(asset) = load("characters/fbx/ozz_pab_generic_man_bip01_nubs_Lefthand_typo.fbx")
+    else {
+        return;
+    };
+    let s = &asset.skeletons[0];
+    let labels =
+        retarget_studio::core::profile::auto_label(s, &retarget_studio::core::Pose::rest(s));
+    for toe in ["LeftFootThumb1", "RightFootThumb1"] {
+        let j = s.find(toe).unwrap();
+        // A toe (by the shape below the foot), never the hand's thumb.
+        let bone = labels[j].map(|l| l.bone.as_str());
+        assert!(bone.is_none_or(|b| !b.contains("Thumb")), "{toe}: {bone:?}");
+    }
+}

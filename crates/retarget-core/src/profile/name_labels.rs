@@ -135,9 +135,17 @@ fn spine_candidates(
     neck: Option<usize>,
     out: &mut Vec<Candidate>,
 ) {
-    let hips = first_of(infos, tree, Part::Hips, HumanBone::Hips);
-    let top = neck.or_else(|| first_of(infos, tree, Part::Head, HumanBone::Head));
     let spine_like = |j: usize| infos[j].part == Some(Part::SpineLike);
+    let mut hips = first_of(infos, tree, Part::Hips, HumanBone::Hips);
+    if hips.is_none()
+        && let Some(h) = legs_fork(infos, tree).filter(|&h| spine_like(h))
+    {
+        // No joint is named hips: the torso joint the legs hang from is (Roblox R15's
+        // `LowerTorso`, under `UpperTorso`), not the first vertebra.
+        out.push(candidate(h, HumanBone::Hips, 0.85));
+        hips = Some(h);
+    }
+    let top = neck.or_else(|| first_of(infos, tree, Part::Head, HumanBone::Head));
     let chain: Vec<usize> = match (hips, top) {
         (Some(h), Some(t)) => tree.between(h, t),
         _ => None,
@@ -168,6 +176,23 @@ fn spine_candidates(
     }
 }
 
+/// The joint the two upper legs (the legs' top joints by name) first meet at.
+fn legs_fork(infos: &[NameInfo], tree: &Tree) -> Option<usize> {
+    let leg = |side: Side| {
+        (0..infos.len())
+            .filter(|&j| {
+                infos[j].side == Some(side)
+                    && matches!(
+                        infos[j].part,
+                        Some(Part::UpperLeg | Part::Leg | Part::SideHip)
+                    )
+            })
+            .min_by_key(|&j| (tree.depth[j], j))
+    };
+    let (left, right) = (leg(Side::Left)?, leg(Side::Right)?);
+    tree.ancestors(left).find(|&a| tree.is_ancestor(a, right))
+}
+
 /// Finger segments by depth below the hand, since rigs count from 0 (`Thumb0_L`), from 1
 /// (`index_01_l`) or not at all (`Index.L`, `Index2.L`).
 fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) {
@@ -180,6 +205,9 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
             Some(Part::Fingers) if !below_a_finger(j, infos, tree) => Finger::Index,
             _ => continue,
         };
+        if on_a_leg(j, infos, tree) {
+            continue;
+        }
         let Some(side) = arm_side(j, infos, tree).or(info.side) else {
             continue;
         };
@@ -203,6 +231,17 @@ fn finger_candidates(infos: &[NameInfo], tree: &Tree, out: &mut Vec<Candidate>) 
             out.push(candidate(j, bone, confidence));
         }
     }
+}
+
+/// A toe named as a finger (3ds Max Biped's `LeftFootThumb1` under `LeftFoot`): the
+/// nearest limb joint above it is a leg's.
+fn on_a_leg(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
+    use Part::*;
+    let leg = [Foot, Toes, LowerLeg, UpperLeg, Leg, SideHip];
+    let arm = [Hand, Palm, LowerArm, UpperArm];
+    tree.ancestors(j)
+        .find_map(|a| infos[a].part.filter(|p| leg.contains(p) || arm.contains(p)))
+        .is_some_and(|p| leg.contains(&p))
 }
 
 fn below_a_finger(j: usize, infos: &[NameInfo], tree: &Tree) -> bool {
@@ -378,5 +417,50 @@ mod tests {
         assert_eq!(bone_of(&l, "L_Collar"), Some(LeftShoulder));
         assert_eq!(bone_of(&l, "L_Shoulder"), Some(LeftUpperArm));
         assert_eq!(bone_of(&l, "L_Hip"), Some(LeftUpperLeg));
+    }
+
+    #[test]
+    fn the_torso_joint_the_legs_hang_from_is_the_hips_when_none_is_named() {
+        // Roblox R15: no hips by name, the legs under `LowerTorso`, the arms and head under
+        // `UpperTorso`.
+        let l = labels(&[
+            ("root", None),
+            ("LowerTorso", Some(0)),
+            ("UpperTorso", Some(1)),
+            ("Head", Some(2)),
+            ("LeftUpperArm", Some(2)),
+            ("RightUpperArm", Some(2)),
+            ("LeftUpperLeg", Some(1)),
+            ("LeftLowerLeg", Some(6)),
+            ("RightUpperLeg", Some(1)),
+            ("RightLowerLeg", Some(8)),
+        ]);
+        assert_eq!(bone_of(&l, "LowerTorso"), Some(HumanBone::Hips), "{l:?}");
+        assert_eq!(bone_of(&l, "UpperTorso"), Some(HumanBone::Spine), "{l:?}");
+        assert_eq!(bone_of(&l, "root"), None, "{l:?}");
+    }
+
+    #[test]
+    fn a_toe_named_as_a_thumb_is_no_finger() {
+        // A Biped remnant: `LeftFootThumb1` under the foot, the hand's thumb below.
+        let l = labels(&[
+            ("Hips", None),
+            ("LeftUpLeg", Some(0)),
+            ("LeftLeg", Some(1)),
+            ("LeftFoot", Some(2)),
+            ("LeftFootThumb1", Some(3)),
+            ("Spine", Some(0)),
+            ("LeftArm", Some(5)),
+            ("LeftForeArm", Some(6)),
+            ("LeftHand", Some(7)),
+            ("LeftHandThumb1", Some(8)),
+            ("LeftHandThumb2", Some(9)),
+        ]);
+        assert_eq!(bone_of(&l, "LeftFootThumb1"), None, "{l:?}");
+        assert_eq!(
+            bone_of(&l, "LeftHandThumb1"),
+            Some(HumanBone::LeftThumbMetacarpal),
+            "{l:?}"
+        );
     }
 }

@@ -249,8 +249,9 @@ pub(super) fn read_name(name: &str) -> NameInfo {
         .filter(|w| !is_joint_word(w))
         .map(String::as_str)
         .collect();
-    let generic =
-        ws.iter().any(is_joint_word) && (has_number || REGIONS.contains(&region.as_str()));
+    // A bone's own word with `joint` and a number (Unity's robot Kyle: `Left_Knee_Joint_01`)
+    // still names the bone.
+    let generic = ws.iter().any(is_joint_word) && REGIONS.contains(&region.as_str());
     let part = if helper {
         Some(Part::Helper)
     } else if generic {
@@ -494,6 +495,10 @@ mod tests {
         assert_eq!(read("Skeleton_arm_joint_R__2_"), (R, None));
         assert_eq!(read("Skeleton_arm_joint_R"), (R, None));
         assert_eq!(read("Left_Knee_Joint"), (L, Some(Part::LowerLeg)));
+        // A bone's word numbered still names the bone (Unity's robot Kyle).
+        assert_eq!(read("Left_Knee_Joint_01"), (L, Some(Part::LowerLeg)));
+        assert_eq!(read("Right_Upper_Arm_Joint_01"), (R, Some(Part::UpperArm)));
+        assert_eq!(read("Left_Thigh_Joint_01"), (L, Some(Part::UpperLeg)));
         assert_eq!(read("joint_07"), (None, None));
         assert_eq!(read("Body"), (None, None));
         assert_eq!(read(""), (None, None));

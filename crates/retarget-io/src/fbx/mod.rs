@@ -3,6 +3,7 @@
 //! converts units and axes to glTF's (metres, +Y up) in the scene root, so the joints keep
 //! the file's numbers and the conversion lands in the skeleton's container.
 
+mod body_unit;
 mod clips;
 mod convert;
 mod load;
@@ -48,8 +49,18 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     let (meshes, morph_names) = meshes::read_meshes(&scene, &built, &mut textures, &mut warnings);
     let curve_targets = meshes::curve_targets(&morph_names);
     built.skeleton.label_unlabelled(HumanBone::from_mixamo);
-    let (unit, unit_note) = file_unit(scene.settings.original_unit_meters);
+    let (declared, unit_note) = file_unit(scene.settings.original_unit_meters);
     warnings.extend(unit_note);
+    let mut readings = crate::asset::Readings::default();
+    let (unit, unit_source) = match body_unit::read_by_body(&mut built.skeleton, declared) {
+        Some((unit, reading)) => {
+            warnings.push(format!("unit: {}", reading.evidence));
+            readings.unit = Some(reading);
+            readings.declared_unit = Some(declared);
+            (unit, Provenance::Detected)
+        }
+        None => (declared, Provenance::Declared),
+    };
     Ok(Asset {
         path: path.to_path_buf(),
         format: Format::Fbx,
@@ -58,12 +69,12 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
         meshes,
         joint_nodes: Vec::new(),
         unit,
-        unit_source: Provenance::Declared,
+        unit_source,
         up: file_up(scene.settings.original_axis_up),
         up_source: Provenance::Declared,
         warnings,
         curve_targets,
-        readings: Default::default(),
+        readings,
     })
 }
 

@@ -36,6 +36,10 @@ pub struct FbxExportOptions {
     pub content: FbxContent,
     /// The file's length unit (Maya and Unreal work in centimetres).
     pub unit: Unit,
+    /// The unit the file declares when it is not `unit`: a character whose file declared one
+    /// unit over numbers in another (`Readings::declared_unit`) gets the same again, so the
+    /// output reads as its file did in any importer.
+    pub declared_unit: Option<Unit>,
     /// The file's up axis: +Y or +Z.
     pub up: Axis,
     /// Keys per second; `None` keys each clip at its own rate (30 when it has none).
@@ -51,6 +55,7 @@ impl FbxExportOptions {
         Self {
             content: FbxContent::default(),
             unit: target.unit,
+            declared_unit: target.readings.declared_unit,
             up: match target.up {
                 Axis::PosZ => Axis::PosZ,
                 _ => Axis::PosY,
@@ -243,7 +248,7 @@ fn global_settings(options: &FbxExportOptions, takes: &curves::Takes) -> Node {
         Axis::PosZ => (2, 1, -1),
         _ => (1, 2, 1),
     };
-    let centimetres = options.unit.metres() as f64 * 100.0;
+    let centimetres = options.declared_unit.unwrap_or(options.unit).metres() as f64 * 100.0;
     let (start, stop) = takes.span.unwrap_or((0.0, 0.0));
     let fps = takes.fps.unwrap_or(30.0);
     let mut props = Props::default();
