@@ -417,8 +417,14 @@ def summarise(chosen):
 def write_table(path, summary, table, full):
     head = open(os.path.join(HERE, "table-head.md")).read()
     stamp = time.strftime("%Y-%m-%d")
+    # The history section is written by hand, one row per landed change: kept as it is.
+    old = open(path).read() if os.path.exists(path) else ""
+    history = re.search(r"^## History\n.*?(?=^## )", old, re.S | re.M)
     with open(path, "w") as f:
         f.write(head.replace("DATE", stamp).replace("SCOPE", "every pair" if full else "a sample"))
+        if history:
+            f.write(history.group(0))
+        f.write("## The last full run\n\n" if full else "## The last run\n\n")
         f.write("\n".join(summary) + "\n\n" + "\n".join(table) + "\n")
 
 
