@@ -23,7 +23,7 @@ pub(super) fn read_by_body(skeleton: &mut Skeleton, declared: Unit) -> Option<(U
     // A node above the joints that scales them (an armature scaled by 3) sized the figure
     // on purpose, and a file written back could not say it in a unit: only joints plainly
     // in the declared unit are weighed.
-    if (scale / declared.metres() - 1.0).abs() > 1e-3 {
+    if (scale / declared.metres() - 1.0).abs() > 1e-3 || scaled_above_hips(skeleton, &labels) {
         return None;
     }
     let person = |metres: f32| (metres / PERSON_PATH_M).ln().abs();
@@ -50,6 +50,21 @@ pub(super) fn read_by_body(skeleton: &mut Skeleton, declared: Unit) -> Option<(U
             runner_up: Some(declared.name().to_owned()),
         },
     ))
+}
+
+/// Whether a joint above the hips scales them (Mixamo's `CharacterArmature`, scaled by 100
+/// over a rig in metres, read as a joint because the clip moves it): the body is sized by
+/// it, not by the unit.
+fn scaled_above_hips(skeleton: &Skeleton, labels: &[Option<retarget_core::HumanBone>]) -> bool {
+    let hips = labels
+        .iter()
+        .position(|l| *l == Some(retarget_core::HumanBone::Hips));
+    let Some(parent) = hips.and_then(|h| skeleton.parents()[h]) else {
+        return false;
+    };
+    let mut world = vec![Mat4::IDENTITY; skeleton.len()];
+    Pose::rest(skeleton).world_matrices_under(skeleton, Mat4::IDENTITY, &mut world);
+    container_scale(world[parent]).is_none_or(|s| (s - 1.0).abs() > 1e-3)
 }
 
 /// An adult's foot-to-head length along the bones (`units::from_body_path`'s).

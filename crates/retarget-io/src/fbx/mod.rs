@@ -52,7 +52,13 @@ fn import(path: &Path, bytes: &[u8]) -> Result<Asset, Problem> {
     let (declared, unit_note) = file_unit(scene.settings.original_unit_meters);
     warnings.extend(unit_note);
     let mut readings = crate::asset::Readings::default();
-    let (unit, unit_source) = match body_unit::read_by_body(&mut built.skeleton, declared) {
+    // Our own writer says its unit truthfully (a character scaled to 1.7 cm on purpose is
+    // written as such): only other files' declared units are weighed against the body.
+    let ours = scene.metadata.creator.starts_with("Retarget Studio");
+    let by_body = (!ours)
+        .then(|| body_unit::read_by_body(&mut built.skeleton, declared))
+        .flatten();
+    let (unit, unit_source) = match by_body {
         Some((unit, reading)) => {
             warnings.push(format!("unit: {}", reading.evidence));
             readings.unit = Some(reading);
