@@ -138,10 +138,12 @@ fn spine_candidates(
     let spine_like = |j: usize| infos[j].part == Some(Part::SpineLike);
     let mut hips = first_of(infos, tree, Part::Hips, HumanBone::Hips);
     if hips.is_none()
-        && let Some(h) = legs_fork(infos, tree).filter(|&h| spine_like(h))
+        && let Some(h) =
+            legs_fork(infos, tree).filter(|&h| spine_like(h) || pelvis_by_place(infos, tree, h))
     {
         // No joint is named hips: the torso joint the legs hang from is (Roblox R15's
-        // `LowerTorso`, under `UpperTorso`), not the first vertebra.
+        // `LowerTorso`, under `UpperTorso`), not the first vertebra; so is a joint named for
+        // no body part that holds both upper legs and the spine itself (GENEA's `b_root`).
         out.push(candidate(h, HumanBone::Hips, 0.85));
         hips = Some(h);
     }
@@ -174,6 +176,25 @@ fn spine_candidates(
             }
         });
     }
+}
+
+/// Whether `h`, named as a root and for no body part, is the pelvis by its place: both upper
+/// legs and a spine joint hang from it directly.
+fn pelvis_by_place(infos: &[NameInfo], tree: &Tree, h: usize) -> bool {
+    // Named as a rig's root (`root`, `b_root`): a name that says no part of the body. (A
+    // robot's `Body` over three-segment legs qualifies too by place, but its legs are then
+    // judged on other joints than `check` takes: left for another change.)
+    let unnamed = infos[h].part == Some(Part::Helper) && infos[h].exact.is_none();
+    let child_is = |pick: &dyn Fn(&NameInfo) -> bool| {
+        tree.children[h]
+            .iter()
+            .filter(|&&j| pick(&infos[j]))
+            .count()
+    };
+    let upper_leg =
+        |i: &NameInfo| matches!(i.part, Some(Part::UpperLeg | Part::Leg | Part::SideHip));
+    let spine = |i: &NameInfo| i.part == Some(Part::SpineLike);
+    unnamed && child_is(&upper_leg) == 2 && child_is(&spine) >= 1
 }
 
 /// The joint the two upper legs (the legs' top joints by name) first meet at.
@@ -438,6 +459,28 @@ mod tests {
         assert_eq!(bone_of(&l, "LowerTorso"), Some(HumanBone::Hips), "{l:?}");
         assert_eq!(bone_of(&l, "UpperTorso"), Some(HumanBone::Spine), "{l:?}");
         assert_eq!(bone_of(&l, "root"), None, "{l:?}");
+    }
+
+    #[test]
+    fn a_root_that_holds_both_legs_and_the_spine_is_the_hips_when_none_is_named() {
+        // GENEA's Maya rig: `b_root` holds `b_spine0` and both upper legs, under a
+        // `body_world` node; the robot's `Body` (a body word) is not taken by this rule.
+        let l = labels(&[
+            ("body_world", None),
+            ("b_root", Some(0)),
+            ("b_spine0", Some(1)),
+            ("b_neck0", Some(2)),
+            ("b_head", Some(3)),
+            ("b_l_arm", Some(2)),
+            ("b_r_arm", Some(2)),
+            ("b_l_upleg", Some(1)),
+            ("b_l_leg", Some(7)),
+            ("b_r_upleg", Some(1)),
+            ("b_r_leg", Some(9)),
+        ]);
+        assert_eq!(bone_of(&l, "b_root"), Some(HumanBone::Hips), "{l:?}");
+        assert_eq!(bone_of(&l, "b_spine0"), Some(HumanBone::Spine), "{l:?}");
+        assert_eq!(bone_of(&l, "body_world"), None, "{l:?}");
     }
 
     #[test]
