@@ -93,18 +93,28 @@ def written_back(path, tmp):
     dumps = {}
     for ext in ("glb", "fbx"):
         out = os.path.join(tmp, f"{name}.ours.{ext}")
-        r = subprocess.run([OURS, "retarget", "--source", path, "--target", path, "--clip",
-                            stack, "--no-plant", "--quiet", "--out", out],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            return False, f"retarget to .{ext} failed: {r.stderr.strip()[-400:]}"
-        dumps[ext] = out + ".json"
-        r = subprocess.run([os.path.join(TOOLS, "pose-dump"), out, "-o", dumps[ext]],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            return False, f"pose-dump of our .{ext} failed: {r.stderr.strip()[-400:]}"
+        dumps[ext], error = retarget_and_dump(
+            ["--source", path, "--target", path, "--clip", stack, "--no-plant"], out)
+        if error:
+            return False, error
     good, last = compare_dumps(dumps["glb"], dumps["fbx"])
     return good, f"our FBX and GLB of stack '{stack}' onto itself: {last}"
+
+
+def retarget_and_dump(args, out):
+    """Our `retarget` with `args` written to `out`, then Blender's reading of it: the dump's
+    path and `None`, or `None` and what failed."""
+    ext = os.path.splitext(out)[1]
+    r = subprocess.run([OURS, "retarget", *args, "--quiet", "--out", out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"retarget to {ext} failed: {r.stderr.strip()[-400:]}"
+    dump = out + ".json"
+    r = subprocess.run([os.path.join(TOOLS, "pose-dump"), out, "-o", dump],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"pose-dump of our {ext} failed: {r.stderr.strip()[-400:]}"
+    return dump, None
 
 
 def compare_dumps(a, b):
@@ -123,18 +133,12 @@ def blend_shapes(target, tmp):
     """Our FBX of a walk onto a target with morph targets, against our GLB of it."""
     name = os.path.splitext(os.path.basename(target))[0]
     dumps = {}
+    walk = os.path.join(ROOT, "assets", "bvh", "02_01.bvh")
     for ext, extra in (("glb", ["--animation-only"]), ("fbx", [])):
         out = os.path.join(tmp, f"{name}.shapes.{ext}")
-        r = subprocess.run([OURS, "retarget", "--source",
-                            os.path.join(ROOT, "assets", "bvh", "02_01.bvh"), "--target", target,
-                            *extra, "--quiet", "--out", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            return False, f"retarget to .{ext} failed: {r.stderr.strip()[-400:]}"
-        dumps[ext] = out + ".json"
-        r = subprocess.run([os.path.join(TOOLS, "pose-dump"), out, "-o", dumps[ext]],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            return False, f"pose-dump of our .{ext} failed: {r.stderr.strip()[-400:]}"
+        dumps[ext], error = retarget_and_dump(["--source", walk, "--target", target, *extra], out)
+        if error:
+            return False, error
     good, last = compare_dumps(dumps["glb"], dumps["fbx"])
     return good, f"our FBX and GLB of a walk onto it: {last}"
 

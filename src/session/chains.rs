@@ -46,10 +46,7 @@ impl Side {
     pub fn deforming(&self) -> Option<Vec<bool>> {
         let weights = self.asset.joint_weights(self.skeleton_index)?;
         let mut keep = crate::core::profile::body_mask(self.skeleton(), &weights)?;
-        let hips = self
-            .labels
-            .iter()
-            .position(|l| l.is_some_and(|l| l.bone == crate::core::HumanBone::Hips));
+        let hips = self.labelled_joint(crate::core::HumanBone::Hips);
         if let Some(hips) = hips.filter(|_| self.is_humanoid()) {
             let parents = self.skeleton().parents();
             crate::core::deform::off_the_trunk(parents, &weights, hips, &mut keep);

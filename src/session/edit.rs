@@ -448,11 +448,7 @@ impl Session {
             let hips = side
                 .skeleton()
                 .find_humanoid(crate::core::HumanBone::Hips)
-                .or_else(|| {
-                    side.labels
-                        .iter()
-                        .position(|l| l.is_some_and(|l| l.bone == crate::core::HumanBone::Hips))
-                })?;
+                .or_else(|| side.labelled_joint(crate::core::HumanBone::Hips))?;
             let world = side.reference.world_matrices(side.skeleton());
             let ground = world
                 .iter()

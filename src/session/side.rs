@@ -272,6 +272,13 @@ impl Side {
         }
     }
 
+    /// The joint labelled `bone`, if any.
+    pub fn labelled_joint(&self, bone: crate::core::HumanBone) -> Option<usize> {
+        self.labels
+            .iter()
+            .position(|l| l.is_some_and(|l| l.bone == bone))
+    }
+
     /// The humanoid bone of each joint, as the map builder labelled it.
     pub fn bone_labels(&self) -> Vec<Option<crate::core::HumanBone>> {
         self.labels.iter().map(|l| l.map(|l| l.bone)).collect()

@@ -66,9 +66,10 @@ pub fn build_deforming(frame: &BuildFrame, keep: Option<&[bool]>) -> ChainSkelet
     }
     ChainSkeleton { chains }
 }
+
 /// A kept joint whose parent was dropped and that has nothing kept above it but a top joint
-/// (a Rigify `DEF-thigh.L` carried by the `torso` control, off the mask) hangs, for the chains, from the
-/// kept bone it sits on: the nearest segment from an earlier kept joint to its first kept
+/// (a Rigify `DEF-thigh.L` carried by the `torso` control, off the mask) hangs, for the
+/// chains, from the kept bone it sits on: the nearest segment from an earlier kept joint to its first kept
 /// child (or that joint alone), so the legs branch from the hips and the arms from the chest.
 /// Nearest to a segment's far end, it hangs from the joint there; an armature root above
 /// the body is no bone to hang from.

@@ -161,16 +161,7 @@ fn the_translation_goes_to_the_joint_that_carries_legs_and_spine() {
 fn the_floor_comes_from_the_motion_not_the_rest_pose() {
     let source = figure(0.8, 0.0, true);
     let target = figure(1.6, 1.7, true);
-    let reference =
-        |s: &Skeleton| ReferencePose::new(s, crate::Pose::rest(s), &ContainerEdit::default(), &[]);
-    let mut r = Retargeter::new(
-        &source,
-        &reference(&source),
-        &target,
-        &reference(&target),
-        &map(),
-    )
-    .unwrap();
+    let mut r = crate::retarget::test_rigs::at_rest(&source, &target, &map());
     let mut pose = crate::Pose::rest(&source);
     // The clip stands the figure on y = 0: its feet, 0.9 below the pelvis, at 0.
     pose.translations[1] = Vec3::new(0.0, 0.9, 0.0);

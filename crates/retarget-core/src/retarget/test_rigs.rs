@@ -10,6 +10,23 @@ pub fn solve(r: &super::Retargeter, source: &crate::pose::Pose, target: &mut cra
     r.retarget_pose(source, target, &mut super::PoseScratch::new(r));
 }
 
+/// A retargeter between two skeletons in their rest poses, unedited.
+pub fn at_rest(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &crate::mapping::BoneMap,
+) -> super::Retargeter {
+    let reference = |s: &Skeleton| {
+        crate::reference::ReferencePose::new(
+            s,
+            crate::pose::Pose::rest(s),
+            &crate::reference::ContainerEdit::default(),
+            &[],
+        )
+    };
+    super::Retargeter::new(source, &reference(source), target, &reference(target), map).unwrap()
+}
+
 /// A container that turns Z up to Y up and scales by 0.01, off the origin: what the solves
 /// must see through.
 pub fn container() -> Mat4 {

@@ -225,6 +225,24 @@ fn odd_asset(primitives: Vec<MeshPrimitive>) -> Asset {
     }
 }
 
+/// Four vertices of a quad at chest height, one slightly off its plane.
+const QUAD: [[f32; 3]; 4] = [
+    [0.0, 0.9, 0.0],
+    [0.2, 0.9, 0.0],
+    [0.2, 1.3, 0.0],
+    [0.0, 1.3, 0.1],
+];
+
+/// The quad as two triangles, every vertex wholly on joint 0.
+fn quad_on_joint_0() -> MeshPrimitive {
+    primitive(
+        &QUAD,
+        &[0, 1, 2, 0, 2, 3],
+        &[[0, 0, 0, 0]; 4],
+        &[[1.0, 0.0, 0.0, 0.0]; 4],
+    )
+}
+
 fn primitive(
     positions: &[[f32; 3]],
     indices: &[u32],
@@ -255,12 +273,7 @@ fn export(asset: &Asset) -> Result<(Vec<String>, Asset), String> {
 
 #[test]
 fn odd_meshes_are_written_or_refused_in_words() {
-    let quad = [
-        [0.0, 0.9, 0.0],
-        [0.2, 0.9, 0.0],
-        [0.2, 1.3, 0.0],
-        [0.0, 1.3, 0.1],
-    ];
+    let quad = QUAD;
     let joints = [[0, 1, 0, 0]; 4];
     // The last vertex has no weight; the second primitive is empty; the third has no normals.
     let weights = [
@@ -312,18 +325,7 @@ fn odd_meshes_are_written_or_refused_in_words() {
 
 #[test]
 fn morphs_become_blend_shapes_that_the_curves_animate() {
-    let quad = [
-        [0.0, 0.9, 0.0],
-        [0.2, 0.9, 0.0],
-        [0.2, 1.3, 0.0],
-        [0.0, 1.3, 0.1],
-    ];
-    let mut p = primitive(
-        &quad,
-        &[0, 1, 2, 0, 2, 3],
-        &[[0, 0, 0, 0]; 4],
-        &[[1.0, 0.0, 0.0, 0.0]; 4],
-    );
+    let mut p = quad_on_joint_0();
     // `smile` lifts the third vertex 5 cm.
     let mut lift = vec![Vec3::ZERO; 4];
     lift[2] = Vec3::new(0.0, 0.05, 0.0);
@@ -457,18 +459,7 @@ fn blend_shape_counts_blender_accepts(path: &Path) -> Result<usize, String> {
 
 #[test]
 fn a_morph_that_moves_nothing_is_still_a_shape_blender_reads() {
-    let quad = [
-        [0.0, 0.9, 0.0],
-        [0.2, 0.9, 0.0],
-        [0.2, 1.3, 0.0],
-        [0.0, 1.3, 0.1],
-    ];
-    let mut p = primitive(
-        &quad,
-        &[0, 1, 2, 0, 2, 3],
-        &[[0, 0, 0, 0]; 4],
-        &[[1.0, 0.0, 0.0, 0.0]; 4],
-    );
+    let mut p = quad_on_joint_0();
     // `smile` lifts two vertices; `blank` (a viseme this mesh does not show) moves none.
     let mut lift = vec![Vec3::ZERO; 4];
     lift[2] = Vec3::new(0.0, 0.05, 0.0);

@@ -1,7 +1,6 @@
 //! A clap and a hand on the hip retargeted onto arms of other lengths: the contacts are kept.
 
 use crate::contacts::{BodyPoint, Hand, Touch};
-use crate::reference::{ContainerEdit, ReferencePose};
 use crate::retarget::SolveSettings;
 use crate::{
     BoneMap, BonePair, Clip, HumanBone, Interpolation, JointDef, JointTracks, Pose,
@@ -141,16 +140,7 @@ fn retarget_with(
     edit: impl Fn(&mut Retargeter),
 ) -> (Vec<Vec<Vec3>>, Vec<crate::contacts::HandContact>) {
     let (source, target) = (figure(1.0), figure(arm));
-    let reference =
-        |s: &Skeleton| ReferencePose::new(s, Pose::rest(s), &ContainerEdit::default(), &[]);
-    let mut r = Retargeter::new(
-        &source,
-        &reference(&source),
-        &target,
-        &reference(&target),
-        &map(),
-    )
-    .unwrap();
+    let mut r = crate::retarget::test_rigs::at_rest(&source, &target, &map());
     r.set_solve(SolveSettings {
         plant_feet: false,
         hand_contacts: keep,
