@@ -34,6 +34,16 @@ pub struct LiveRetarget {
     all_morphs: Vec<Vec<f32>>,
 }
 
+/// The joint each side's camera follows: the mapped hips, else each side's pelvis chain
+/// (a creature mapped by chains), else its root. A creature followed by a still armature
+/// root would walk out of its viewport.
+fn followed_joints(session: &Session) -> [usize; 2] {
+    if let Some(p) = session.map.for_bone(crate::core::HumanBone::Hips) {
+        return [p.source, p.target];
+    }
+    [&session.source, &session.target].map(|side| side.chains.pelvis().unwrap_or(0))
+}
+
 impl LiveRetarget {
     pub fn build(session: &Session, clip: &str, revision: u64) -> anyhow::Result<Self> {
         let solved = match session.source_clip(Some(clip)) {
@@ -42,8 +52,7 @@ impl LiveRetarget {
         };
         let source_rest = Pose::rest(session.source.skeleton());
         let grounds = super::floor::grounds(session, session.source_clip(Some(clip)).ok());
-        let hips = session.map.for_bone(crate::core::HumanBone::Hips);
-        let followed = hips.map_or([0, 0], |p| [p.source, p.target]);
+        let followed = followed_joints(session);
         let target_curves = session
             .source_clip(Some(clip))
             .map_or(Vec::new(), |c| session.target_curves_of(c).0);

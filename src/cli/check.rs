@@ -16,10 +16,41 @@ pub struct CheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Skip looking for the likeliest causes of a failing report (each is judged on the
+    /// whole clip again).
+    #[arg(long)]
+    pub no_causes: bool,
     #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
     pub solve: super::SolveArgs,
+}
+
+/// A failing measure's likely cause, as `check` prints it (`session::Cause`).
+#[derive(Serialize)]
+pub struct CauseOutput {
+    pub measure: &'static str,
+    pub cause: String,
+    /// The target joints it means.
+    pub joints: Vec<String>,
+    /// The fix, in the editor's words (its Quality tab offers it as one undoable edit).
+    pub fix: String,
+    pub value: f64,
+    pub value_with_fix: f64,
+    pub passes_with_fix: bool,
+}
+
+fn cause_output(session: &Session, c: &crate::session::Cause) -> CauseOutput {
+    let names = session.target.skeleton().names();
+    CauseOutput {
+        measure: c.measure.label(),
+        cause: c.words.clone(),
+        joints: c.rows.iter().map(|&j| names[j].clone()).collect(),
+        fix: c.fix_label.clone(),
+        value: c.before,
+        value_with_fix: c.after,
+        passes_with_fix: c.passes_after,
+    }
 }
 
 /// What was detected on one side and where it came from.
@@ -87,6 +118,8 @@ struct CheckOutput<'a> {
     /// Target chains (`core::chains`) that no pair reaches: limbs, spine or pelvis the
     /// map could not find a source for.
     unmapped_chains: Vec<String>,
+    /// The likeliest causes of a failing report, best first, each with its tested fix.
+    causes: Vec<CauseOutput>,
 }
 
 /// The report as text or JSON, and whether every measure passed.
@@ -116,7 +149,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
     args.solve.apply(&mut session);
     let clip = session.source_clip(args.clip.as_deref())?.name.clone();
     progress.step(format!("checking clip '{clip}'"))?;
-    let report = session.quality(Some(&clip), &Thresholds::default())?;
+    let limits = Thresholds::default();
+    let report = session.quality(Some(&clip), &limits)?;
+    super::interrupt::check()?;
+    let causes = if args.no_causes || report.passed() {
+        Vec::new()
+    } else {
+        progress.step("looking for the likeliest causes".to_owned())?;
+        session.causes(Some(&clip), &report, &limits)?
+    };
     super::interrupt::check()?;
     drop(progress);
     let passed = report.passed();
@@ -126,6 +167,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
         target: detected(&session.target),
         report: &report,
         unmapped_chains: unmapped_chains(&session),
+        causes: causes.iter().map(|c| cause_output(&session, c)).collect(),
     };
     if args.json {
         return Ok((serde_json::to_string_pretty(&out)? + "\n", passed));
@@ -166,6 +208,18 @@ fn text(session: &Session, out: &CheckOutput) -> String {
             s,
             "(!) target chains no pair reaches: {}",
             out.unmapped_chains.join(", ")
+        );
+    }
+    for c in &out.causes {
+        let verdict = if c.passes_with_fix {
+            "passes"
+        } else {
+            "better"
+        };
+        let _ = writeln!(
+            s,
+            "cause: {} (fix: {}; {} {:.3} → {:.3}, {verdict})",
+            c.cause, c.fix, c.measure, c.value, c.value_with_fix
         );
     }
     s

@@ -86,6 +86,13 @@ pub enum Edit {
         source: String,
         target: Option<String>,
     },
+    /// Read a BVH side again in another unit or up axis (`None`: the detected one), then set
+    /// its pose up automatically, as on load; the map is kept.
+    SetReading {
+        side: SideRole,
+        unit: Option<crate::core::Unit>,
+        up: Option<crate::core::Axis>,
+    },
     /// Feet planting, IK, limits and mirroring (the Solve tab).
     SetSolve(crate::core::retarget::SolveSettings),
     /// Solve the chain ending at `joint` (target) to reach its source's end, or not.
@@ -159,8 +166,18 @@ impl Session {
         }
     }
 
-    /// Puts a snapshot back (undo/redo); the files stay loaded.
+    /// Puts a snapshot back (undo/redo); the files stay loaded, but for a side whose
+    /// reading (unit, up) the snapshot holds otherwise, which is read again.
     pub fn restore(&mut self, state: EditState) -> Result<(), SessionError> {
+        for (role, file) in [
+            (SideRole::Source, &state.source),
+            (SideRole::Target, &state.target),
+        ] {
+            let side = self.side_mut(role);
+            if (side.file.unit, side.file.up) != (file.unit, file.up) {
+                *side = super::Side::from_file(role, file.clone())?;
+            }
+        }
         self.map = state.map;
         self.export = state.export;
         self.source.file = state.source;
@@ -290,6 +307,7 @@ impl Session {
             } => self.set_chain_source(*target_chain, *source_chain),
             Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
             Edit::RemapChains => Ok(self.remap_from_chains()),
+            Edit::SetReading { side, unit, up } => self.set_reading(*side, *unit, *up),
             Edit::SetSolve(settings) => {
                 self.solve.settings = *settings;
                 Ok("Solve settings".to_owned())

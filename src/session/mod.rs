@@ -3,6 +3,7 @@
 
 mod body;
 mod body_memo;
+mod causes;
 #[cfg(test)]
 mod chain_edit_tests;
 mod chain_edits;
@@ -16,9 +17,11 @@ mod grip_report;
 mod hands;
 mod missing;
 mod quality_report;
+mod reading;
 mod side;
 mod solve;
 
+pub use causes::Cause;
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{
@@ -29,6 +32,7 @@ pub use facing::{FacingReading, read_facing};
 pub use hands::{FingerCurl, FingerTipPair, JudgedHand};
 pub use missing::{MissingFile, missing_files};
 pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
+pub use reading::{Choice, SideReading, side_reading};
 pub use solve::FootContacts;
 
 pub use side::{Side, SideRole};

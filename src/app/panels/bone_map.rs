@@ -221,8 +221,23 @@ pub fn bone_map_ui(
             state.sort_descending = false;
         }
     });
+    if !state.cause_rows.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(
+                super::quality_tab::FAIL_COLOR,
+                match state.cause_rows.len() {
+                    1 => "Showing the 1 row a cause in Quality names".to_owned(),
+                    n => format!("Showing the {n} rows a cause in Quality names"),
+                },
+            );
+            if ui.button("Show all rows").clicked() {
+                state.cause_rows.clear();
+            }
+        });
+    }
     let filter = state.map_filter.to_lowercase();
     let mut rows: Vec<usize> = (0..tgt.len())
+        .filter(|&t| state.cause_rows.is_empty() || state.cause_rows.contains(&t))
         .filter(|&t| {
             let pair = session.map.for_target(t);
             let text = format!(
@@ -236,7 +251,10 @@ pub fn bone_map_ui(
         })
         .collect();
     // Folding is the tree's: a search or another order shows every match.
-    let tree = state.sort == Sort::Hierarchy && filter.is_empty() && !state.problems_only;
+    let tree = state.sort == Sort::Hierarchy
+        && filter.is_empty()
+        && !state.problems_only
+        && state.cause_rows.is_empty();
     if tree {
         rows.retain(|&t| !bone_tree::folded_away(tgt.parents(), &state.folded, t));
     }

@@ -11,6 +11,7 @@ mod export_size;
 pub mod fingers;
 mod pose;
 pub mod quality_tab;
+mod reading;
 pub mod skeleton;
 mod solve;
 mod solve_chains;
@@ -55,6 +56,9 @@ pub struct PanelState {
     #[serde(skip)]
     pub folded: std::collections::BTreeSet<usize>,
     pub pose_side_is_source: bool,
+    /// The rows a cause in the Quality tab names, shown alone in the bone map until cleared.
+    #[serde(skip)]
+    pub cause_rows: Vec<usize>,
     /// The chain picked in the Skeleton tab (highlighted in the viewports).
     #[serde(skip)]
     pub chain: Option<skeleton::ChainPick>,
@@ -124,7 +128,19 @@ pub fn tools_ui(
             export::progress_ui(ui, tools.export_progress, commands);
         }),
         Tab::History => history_ui(ui, tools.undo, commands),
-        Tab::Quality => quality_tab::quality_ui(ui, &tools.quality, tools.clip),
+        Tab::Quality => match quality_tab::quality_ui(ui, &tools.quality, tools.clip) {
+            Some(quality_tab::CauseAction::ShowRows(rows)) => {
+                commands.push(Command::SelectTargetJoint(rows.first().copied()));
+                state.reveal_selected = true;
+                state.cause_rows = rows;
+                *tab = Tab::BoneMap;
+            }
+            Some(quality_tab::CauseAction::Fix(edit)) => {
+                state.cause_rows.clear();
+                commands.push(Command::Edit(edit));
+            }
+            None => {}
+        },
     }
 }
 

@@ -6,6 +6,7 @@
 use crate::app::names::drawable;
 use crate::app::tasks::check::QualityResult;
 use crate::core::quality::{Measure, Report, Verdict};
+use crate::session::{Cause, Edit};
 use eframe::egui;
 
 /// How many bones and segments the "worst" lists show.
@@ -22,7 +23,21 @@ pub struct QualityView<'a> {
     pub busy: bool,
 }
 
-pub fn quality_ui(ui: &mut egui::Ui, view: &QualityView, clip: Option<&str>) {
+/// What a click on a cause asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CauseAction {
+    /// Show these target rows in the bone map.
+    ShowRows(Vec<usize>),
+    /// Apply the cause's fix (one undo step).
+    Fix(Edit),
+}
+
+pub fn quality_ui(
+    ui: &mut egui::Ui,
+    view: &QualityView,
+    clip: Option<&str>,
+) -> Option<CauseAction> {
+    let mut action = None;
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("Clip: {}", clip.unwrap_or("(none)")));
         if view.busy || (view.result.is_some() && !view.current) {
@@ -40,12 +55,83 @@ pub fn quality_ui(ui: &mut egui::Ui, view: &QualityView, clip: Option<&str>) {
         Some(Err(e)) => {
             ui.colored_label(FAIL_COLOR, format!("No report: {e}"));
         }
-        Some(Ok(report)) => {
+        Some(Ok(judged)) => {
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
-                .show(ui, |ui| report_ui(ui, report));
+                .show(ui, |ui| {
+                    action = causes_ui(ui, &judged.report, &judged.causes, view.current);
+                    report_ui(ui, &judged.report);
+                });
         }
     }
+    action
+}
+
+/// The likeliest causes of a failing report, worst first, each with its rows and its fix
+/// (tested on a copy: the figure it gives is shown). Fixes wait for a current report.
+pub(crate) fn causes_ui(
+    ui: &mut egui::Ui,
+    r: &Report,
+    causes: &[Cause],
+    current: bool,
+) -> Option<CauseAction> {
+    if r.passed {
+        return None;
+    }
+    let mut action = None;
+    ui.strong("Likeliest causes");
+    if causes.is_empty() {
+        ui.label(
+            "No map row or solve setting explains it: the measures below say what fails; \
+             the files' readings (unit, up, the body's joints) are the next place to look.",
+        );
+    }
+    for (k, c) in causes.iter().enumerate() {
+        ui.push_id(("cause", k), |ui| {
+            ui.add(
+                egui::Label::new(egui::RichText::new(drawable(&c.words)).color(FAIL_COLOR)).wrap(),
+            );
+            let (now, fixed) = cause_figures(c);
+            let verdict = if c.passes_after {
+                "every measure passes"
+            } else {
+                "better, not yet passing"
+            };
+            ui.label(format!(
+                "{}: {now} now, {fixed} with the fix ({verdict})",
+                c.measure.label()
+            ));
+            ui.horizontal_wrapped(|ui| {
+                if !c.rows.is_empty() && ui.button("Show rows").clicked() {
+                    action = Some(CauseAction::ShowRows(c.rows.clone()));
+                }
+                let fix = ui
+                    .add_enabled(current, egui::Button::new(&c.fix_label))
+                    .on_hover_text("One undoable edit (Ctrl+Z takes it back)");
+                if fix.clicked() {
+                    action = Some(CauseAction::Fix(c.fix.clone()));
+                }
+            });
+        });
+        ui.add_space(4.0);
+    }
+    ui.separator();
+    action
+}
+
+/// A cause's figure now and with its fix, in its measure's unit.
+fn cause_figures(c: &Cause) -> (String, String) {
+    let at = |value| {
+        let v = Verdict {
+            measure: c.measure,
+            value,
+            limit: 0.0,
+            severity: 0.0,
+            passed: false,
+        };
+        figure_and_limit(&v).0
+    };
+    (at(c.before), at(c.after))
 }
 
 pub(crate) fn report_ui(ui: &mut egui::Ui, r: &Report) {

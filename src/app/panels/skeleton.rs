@@ -1,7 +1,8 @@
 //! The Skeleton tab: both sides' chain skeletons (`core::chains`) as lists — name, kind,
 //! joints and tags — with each target chain's source chain, overridable in a combo box, and
 //! a `(!)` on target chains no pair reaches. A chain picked in a list is highlighted in the
-//! viewports and edited below the toolbar (`chain_editor`).
+//! viewports and edited below the toolbar (`chain_editor`). Above the lists, how each
+//! file was read (`reading`).
 
 use super::PanelState;
 use super::quality_tab::FAIL_COLOR;
@@ -35,6 +36,8 @@ pub fn skeleton_ui(
     egui::ScrollArea::both()
         .auto_shrink([false, false])
         .show(ui, |ui| {
+            super::reading::reading_ui(ui, session, commands);
+            ui.add_space(6.0);
             ui.strong("Target chains");
             chains_grid(ui, session, SideRole::Target, state, commands);
             ui.add_space(6.0);

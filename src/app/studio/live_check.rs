@@ -40,7 +40,7 @@ impl StudioApp {
     /// being computed); `None` before the first or when it failed.
     pub fn quality_report(&self) -> Option<&Report> {
         let (result, _) = self.tasks.quality.latest(None)?;
-        result.as_deref().ok()
+        result.as_deref().ok().map(|j| &j.report)
     }
 
     /// True while a report is being computed in the background.
@@ -56,7 +56,8 @@ impl StudioApp {
     /// The strip under the timeline's rail, from the last report for this clip.
     pub(super) fn quality_strip_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let Some(info) = self.clip_info() else { return };
-        let report = self.tasks.quality.latest_for_clip(self.clip.as_deref());
+        let judged = self.tasks.quality.latest_for_clip(self.clip.as_deref());
+        let report = judged.map(|j| &j.report);
         let badness = report.map(|r| r.frame_badness.as_slice());
         let mut strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
         if let Some(r) = report {

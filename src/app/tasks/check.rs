@@ -5,16 +5,23 @@
 use super::keyed::{KeyedTask, TaskKey, TaskResult};
 use crate::app::panels::quality_tab::QualityView;
 use crate::core::quality::{Report, Thresholds};
-use crate::session::Session;
+use crate::session::{Cause, Session};
 use eframe::egui;
 
 /// What a report was computed for: the document's revision and the clip.
 pub type QualityKey = TaskKey;
 
-pub type QualityResult = TaskResult<Report>;
+/// A report and, when it fails, its likeliest causes with their tested fixes.
+#[derive(Debug)]
+pub struct Judged {
+    pub report: Report,
+    pub causes: Vec<Cause>,
+}
+
+pub type QualityResult = TaskResult<Judged>;
 
 /// The last report finished, and the one being computed.
-pub type QualityState = KeyedTask<Report>;
+pub type QualityState = KeyedTask<Judged>;
 
 impl QualityState {
     pub fn quality() -> Self {
@@ -32,7 +39,10 @@ impl QualityState {
     ) -> bool {
         let (session, clip) = (session.clone(), key.1.clone());
         self.request(key, ctx, inject_panic, move || {
-            Ok(session.quality(Some(&clip), &Thresholds::default())?)
+            let limits = Thresholds::default();
+            let report = session.quality(Some(&clip), &limits)?;
+            let causes = session.causes(Some(&clip), &report, &limits)?;
+            Ok(Judged { report, causes })
         })
     }
 

@@ -249,3 +249,47 @@ fn the_report_names_the_target_chains_no_pair_reaches() {
     let unmapped = v["unmapped_chains"].as_array().expect("unmapped_chains");
     assert_eq!(unmapped.len(), 2, "{unmapped:?}");
 }
+
+/// A failing report names its likeliest cause and the tested fix: a project whose left foot
+/// takes the left hand's motion (a toe named like a finger, in the wild).
+#[test]
+fn a_failing_report_names_its_likeliest_cause_and_fix() {
+    use retarget_studio::core::HumanBone;
+    use retarget_studio::session::{Edit, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("crossed.ron");
+    let mut s = Session::automatic(
+        &asset_path("bvh/02_01.bvh"),
+        &asset_path("gltf/CesiumMan.glb"),
+        &Default::default(),
+    )
+    .unwrap();
+    let foot = s.target.labelled_joint(HumanBone::LeftFoot).unwrap();
+    let hand = s.source.labelled_joint(HumanBone::LeftHand);
+    s.apply_edit(&Edit::MapBone {
+        target: foot,
+        source: hand,
+    })
+    .unwrap();
+    s.to_project().save(&project).unwrap();
+    let p = project.to_str().unwrap();
+    let o = check(&["--project", p]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("cause: "))
+        .unwrap_or_else(|| panic!("no cause line in:\n{text}"));
+    assert!(line.contains("another body part"), "{line}");
+    assert!(line.contains("passes)"), "{line}");
+    let o = check(&["--project", p, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let first = &v["causes"][0];
+    let name = &s.target.skeleton().names()[foot];
+    assert_eq!(first["joints"][0].as_str(), Some(name.as_str()), "{first}");
+    assert_eq!(first["passes_with_fix"].as_bool(), Some(true));
+    // Asked not to, it looks for none.
+    let o = check(&["--project", p, "--json", "--no-causes"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["causes"].as_array().map(Vec::len), Some(0));
+}

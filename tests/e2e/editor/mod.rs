@@ -21,4 +21,5 @@ mod skeleton_tab;
 mod solve_tab;
 mod trust;
 mod views;
+mod when_wrong;
 mod workday;

@@ -1,0 +1,177 @@
+//! The Reading section (Skeleton tab): how each side's file was read — unit, up, facing,
+//! the joints taken as the body, which chain is which limb — with the evidence and the
+//! runner-up, another unit or up picked for a BVH (one undoable edit, saved in the project),
+//! and a skin bound to joints the map leaves still shown as the problem it is.
+
+use super::quality_tab::FAIL_COLOR;
+use crate::app::command::Command;
+use crate::app::names::drawable;
+use crate::core::{Axis, Unit};
+use crate::session::{Choice, Edit, Session, SideReading, SideRole, side_reading};
+use eframe::egui;
+
+pub fn reading_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
+    still_skin_ui(ui, session);
+    for role in [SideRole::Source, SideRole::Target] {
+        let side = match role {
+            SideRole::Source => &session.source,
+            SideRole::Target => &session.target,
+        };
+        let file = side.path.file_name().map_or(String::new(), |f| {
+            drawable(&f.to_string_lossy()).into_owned()
+        });
+        let reading = side_reading(side);
+        let role_word = match role {
+            SideRole::Source => "source",
+            SideRole::Target => "target",
+        };
+        let title = format!(
+            "Reading: {role_word} ({file}): {}, {} up",
+            reading.unit.value, reading.up.value
+        );
+        // Open where a reading was weighed against another; a declared one needs no look.
+        let weighed = reading.unit.runner_up.is_some() || reading.up.runner_up.is_some();
+        egui::CollapsingHeader::new(title)
+            .id_salt(("reading", role == SideRole::Source))
+            .default_open(weighed)
+            .show(ui, |ui| {
+                let picked = (side.file.unit, side.file.up);
+                side_ui(ui, &reading, role, picked, commands);
+            });
+    }
+}
+
+/// The target's skin on joints the map leaves still: the mesh between them and the body
+/// tears as soon as the body moves.
+fn still_skin_ui(ui: &mut egui::Ui, session: &Session) {
+    let still = session.still_skinned_joints();
+    if still.is_empty() {
+        return;
+    }
+    let names = session.target.skeleton().names();
+    let shown: Vec<&str> = still.iter().take(4).map(|&j| names[j].as_str()).collect();
+    let more = if still.len() > 4 { ", …" } else { "" };
+    let text = format!(
+        "(!) The target's skin is bound to {} joint(s) the map leaves still ({}{more}): the \
+         mesh tears between them and the moving body. Map them, or a joint above them.",
+        still.len(),
+        shown.join(", ")
+    );
+    ui.add(egui::Label::new(egui::RichText::new(drawable(&text)).color(FAIL_COLOR)).wrap());
+}
+
+fn side_ui(
+    ui: &mut egui::Ui,
+    r: &SideReading,
+    role: SideRole,
+    picked: (Option<Unit>, Option<Axis>),
+    commands: &mut Vec<Command>,
+) {
+    egui::Grid::new(("reading_grid", role == SideRole::Source))
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("Unit");
+            ui.horizontal_wrapped(|ui| {
+                if r.choosable {
+                    let units = Unit::ALL.map(|u| (Some(u), u.name()));
+                    if let Some(unit) = pick(ui, ("unit", role), picked.0, &r.unit, &units) {
+                        commands.push(Command::Edit(Edit::SetReading {
+                            side: role,
+                            unit,
+                            up: picked.1,
+                        }));
+                    }
+                }
+                choice_ui(ui, &r.unit);
+            });
+            ui.end_row();
+            ui.label("Up");
+            ui.horizontal_wrapped(|ui| {
+                if r.choosable {
+                    let axes = [
+                        Axis::PosY,
+                        Axis::PosZ,
+                        Axis::NegZ,
+                        Axis::NegY,
+                        Axis::PosX,
+                        Axis::NegX,
+                    ]
+                    .map(|a| (Some(a), a.name()));
+                    if let Some(up) = pick(ui, ("up", role), picked.1, &r.up, &axes) {
+                        commands.push(Command::Edit(Edit::SetReading {
+                            side: role,
+                            unit: picked.0,
+                            up,
+                        }));
+                    }
+                }
+                choice_ui(ui, &r.up);
+            });
+            ui.end_row();
+            ui.label("Facing");
+            ui.add(egui::Label::new(drawable(&r.facing)).wrap());
+            ui.end_row();
+            ui.label("Body");
+            ui.label(match r.body_joints {
+                Some(n) => format!("{n} of {} joints deform the skin", r.joints),
+                None => format!("{} joints; no skin says which are the body", r.joints),
+            });
+            ui.end_row();
+            ui.label("Limbs");
+            ui.vertical(|ui| {
+                if r.limbs.is_empty() {
+                    ui.label("none found");
+                }
+                for (name, ends) in &r.limbs {
+                    ui.label(drawable(&format!("{name}: {ends}")));
+                }
+            });
+            ui.end_row();
+        });
+}
+
+/// How a reading was taken, its evidence and its runner-up.
+fn choice_ui(ui: &mut egui::Ui, c: &Choice) {
+    let mut text = format!("{} ({})", c.value, c.how);
+    if let Some(r) = &c.runner_up {
+        text.push_str(&format!("; runner-up {r}"));
+    }
+    let label = ui.add(egui::Label::new(drawable(&text)).wrap());
+    if let Some(e) = &c.evidence {
+        label.on_hover_text(drawable(e));
+        ui.add(egui::Label::new(egui::RichText::new(drawable(e)).weak()).wrap());
+    }
+}
+
+/// A combo of "detected" and `options`; the new pick when the user changed it.
+fn pick<T: Copy + PartialEq>(
+    ui: &mut egui::Ui,
+    id: (&str, SideRole),
+    current: Option<T>,
+    reading: &Choice,
+    options: &[(Option<T>, &str)],
+) -> Option<Option<T>> {
+    let shown = options
+        .iter()
+        .find(|(v, _)| *v == current && current.is_some())
+        .map_or_else(
+            || format!("detected: {}", reading.value),
+            |(_, n)| (*n).to_owned(),
+        );
+    let mut chosen = current;
+    let combo = egui::ComboBox::from_id_salt((id.0, id.1 == SideRole::Source))
+        .selected_text(shown)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut chosen, None, format!("detected: {}", reading.value));
+            for (v, name) in options {
+                ui.selectable_value(&mut chosen, *v, *name);
+            }
+        });
+    let side = match id.1 {
+        SideRole::Source => "Source",
+        SideRole::Target => "Target",
+    };
+    super::bone_map_cells::name_widget(&combo.response, format!("{side} {}", id.0));
+    (chosen != current).then_some(chosen)
+}

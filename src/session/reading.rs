@@ -1,0 +1,229 @@
+//! How each side's file was read, for the editor's Reading section: unit, up, facing, the
+//! joints taken as the body and which chain is which limb, each with its evidence and the
+//! runner-up where one was weighed; and the choice of another reading (a BVH's unit and
+//! up), which reads the file again.
+
+use super::{Session, SessionError, Side, SideRole};
+use crate::core::chains::ChainKind;
+use crate::core::{Axis, Unit};
+use crate::io::asset::{Format, Provenance, Reading};
+
+/// One reading: what was taken, how, why, and what came next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub value: String,
+    /// "declared", "detected", "override" or "assumed".
+    pub how: &'static str,
+    pub evidence: Option<String>,
+    pub runner_up: Option<String>,
+}
+
+/// What was read of one side's file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideReading {
+    pub unit: Choice,
+    pub up: Choice,
+    /// Which way it faced and the turn that made it face +Z ("as read" when none).
+    pub facing: String,
+    /// Joints in all, and those taken as the body (the skin's, without controls); `None`
+    /// when no skin says (a BVH).
+    pub joints: usize,
+    pub body_joints: Option<usize>,
+    /// Each limb chain: its name (tags: place, side, kind) and its first and last joints.
+    pub limbs: Vec<(String, String)>,
+    /// The user may pick another unit and up axis (a BVH: its format declares neither).
+    pub choosable: bool,
+}
+
+fn choice(value: String, how: Provenance, reading: Option<&Reading>) -> Choice {
+    Choice {
+        value,
+        how: how.name(),
+        evidence: reading.map(|r| r.evidence.clone()),
+        runner_up: reading.and_then(|r| r.runner_up.clone()),
+    }
+}
+
+/// `side`'s reading as its file was read.
+pub fn side_reading(side: &Side) -> SideReading {
+    let a = &side.asset;
+    let mut unit = choice(
+        a.unit.name().to_owned(),
+        a.unit_source,
+        a.readings.unit.as_ref(),
+    );
+    if let Some(declared) = a.readings.declared_unit {
+        unit.runner_up
+            .get_or_insert_with(|| declared.name().to_owned());
+    }
+    let up = choice(a.up.name().to_owned(), a.up_source, a.readings.up.as_ref());
+    let facing = super::read_facing(side)
+        .and_then(|f| f.note())
+        .unwrap_or_else(|| "faces +Z as read: not turned".to_owned());
+    let names = side.skeleton().names();
+    let chain_names = side.chains.names();
+    let limbs = (side.chains.chains.iter().zip(chain_names))
+        .filter(|(c, _)| c.kind == ChainKind::Limb)
+        .map(|(c, name)| {
+            let ends = format!("{} … {}", names[c.start()], names[c.end()]);
+            (name, ends)
+        })
+        .collect();
+    SideReading {
+        unit,
+        up,
+        facing,
+        joints: side.skeleton().len(),
+        body_joints: body_joints(side),
+        limbs,
+        choosable: a.format == Format::Bvh,
+    }
+}
+
+/// The joints taken as the body: the skin's deforming joints without the controls; every
+/// joint where the skin weights them all; `None` without a skin.
+fn body_joints(side: &Side) -> Option<usize> {
+    let weights = side.asset.joint_weights(side.skeleton_index)?;
+    Some(match side.deforming() {
+        Some(mask) => mask.iter().filter(|&&d| d).count(),
+        None => weights.len(),
+    })
+}
+
+impl Session {
+    /// Target joints the skin is bound to that the map leaves still: neither they nor any
+    /// joint above them is mapped, so they stay where the file put them while the body
+    /// moves away, and the mesh between tears. Empty when nothing is mapped.
+    pub fn still_skinned_joints(&self) -> Vec<usize> {
+        let side = &self.target;
+        let Some(weights) = side.asset.joint_weights(side.skeleton_index) else {
+            return Vec::new();
+        };
+        if self.map.is_empty() {
+            return Vec::new();
+        }
+        let parents = side.skeleton().parents();
+        let mut moved = vec![false; parents.len()];
+        for j in 0..parents.len() {
+            let mapped = self.map.for_target(j).is_some();
+            moved[j] = mapped || parents[j].is_some_and(|p| moved[p]);
+        }
+        let total: f32 = weights.iter().sum();
+        (0..parents.len())
+            .filter(|&j| !moved[j] && weights[j] > 1e-3 * total.max(1e-6))
+            .collect()
+    }
+
+    /// Reads side `role` again with `unit` and `up` (`None`: as detected) and sets its pose
+    /// up automatically, as on load; the map is kept (the file's joints are the same).
+    pub(super) fn set_reading(
+        &mut self,
+        role: SideRole,
+        unit: Option<Unit>,
+        up: Option<Axis>,
+    ) -> Result<String, SessionError> {
+        let old = self.side_mut(role).file.clone();
+        let file = crate::io::project::SideFile {
+            unit,
+            up,
+            container: Default::default(),
+            bone_offsets: Vec::new(),
+            chains: None,
+            ..old
+        };
+        *self.side_mut(role) = Side::from_file(role, file)?;
+        self.automatic_pose(role)?;
+        let said = |v: Option<&'static str>| v.unwrap_or("detected");
+        Ok(format!(
+            "{} read in {} with {} up",
+            super::edit::side_name(role),
+            said(unit.map(Unit::name)),
+            said(up.map(Axis::name))
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Edit;
+
+    fn walk_on_cesium() -> Session {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &assets.join("gltf/CesiumMan.glb"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The BVH's unit and up are open to choice with their evidence; the glTF's are
+    /// declared and fixed; both name their limbs.
+    #[test]
+    fn each_side_says_what_was_read_and_how() {
+        let s = walk_on_cesium();
+        let (src, tgt) = (side_reading(&s.source), side_reading(&s.target));
+        assert!(src.choosable && !tgt.choosable);
+        assert_eq!(tgt.unit.how, "declared");
+        assert!(src.unit.evidence.is_some(), "{src:?}");
+        assert!(
+            src.limbs.len() >= 4 && tgt.limbs.len() >= 4,
+            "{src:?} {tgt:?}"
+        );
+        assert!(tgt.body_joints.is_some() && src.body_joints.is_none());
+    }
+
+    /// Another unit reads the file again (the body is that much taller), the map is kept,
+    /// and undoing it (restoring the snapshot) reads it as before.
+    #[test]
+    fn another_unit_reads_the_file_again_and_undo_puts_it_back() {
+        let mut s = walk_on_cesium();
+        let before = s.edit_state();
+        let height = |s: &Session| {
+            let p = s.source.reference_positions();
+            let ys = p.iter().map(|v| v.y);
+            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+        };
+        let h0 = height(&s);
+        let edit = Edit::SetReading {
+            side: SideRole::Source,
+            unit: Some(Unit::Centimetre),
+            up: None,
+        };
+        let label = s.apply_edit(&edit).unwrap();
+        assert!(label.contains("cm"), "{label}");
+        assert_eq!(s.source.file.unit, Some(Unit::Centimetre));
+        assert_eq!(s.map, before.map);
+        let ratio = height(&s) / h0;
+        assert!(
+            (ratio - 0.01 / Unit::CmuAsf.metres()).abs() < 0.01 * ratio,
+            "{ratio}"
+        );
+        s.restore(before).unwrap();
+        assert!((height(&s) - h0).abs() < 1e-4 * h0);
+    }
+
+    /// A skin bound to a joint the map leaves still is named: CesiumMan's skin on its
+    /// root-most joint with every pair removed but one leg's.
+    #[test]
+    fn joints_left_still_under_the_skin_are_named() {
+        let mut s = walk_on_cesium();
+        assert!(s.still_skinned_joints().is_empty());
+        let keep = s
+            .target
+            .labelled_joint(crate::core::HumanBone::LeftUpperLeg)
+            .unwrap();
+        let pairs: Vec<_> = s
+            .map
+            .pairs()
+            .iter()
+            .filter(|p| p.target == keep)
+            .cloned()
+            .collect();
+        s.map = crate::core::BoneMap::new(pairs);
+        let still = s.still_skinned_joints();
+        assert!(!still.is_empty());
+        assert!(!still.contains(&keep));
+    }
+}
