@@ -47,9 +47,13 @@ impl Session {
         let shoulders = [HumanBone::LeftUpperArm, HumanBone::RightUpperArm]
             .map(|b| joint(&[b]).map(|(s, _)| s));
         let shoulders = shoulders[0].zip(shoulders[1]).map(|(l, r)| [l, r]);
+        let elbows = [HumanBone::LeftLowerArm, HumanBone::RightLowerArm]
+            .map(|b| joint(&[b]).map(|(s, _)| s));
+        let elbows = elbows[0].zip(elbows[1]).map(|(l, r)| [l, r]);
+        let arms = shoulders.map(|s| (s, elbows));
         let limits = &self.solve.settings.hand_thresholds.sanitized();
         let hands_a = [hands[0].0, hands[1].0];
-        let contacts = quality::grip_contacts(a, hands_a, shoulders, &on_a, limits);
+        let contacts = quality::grip_contacts(a, hands_a, arms, &on_a, limits);
         let pairs: Vec<GripPair> = contacts
             .iter()
             .filter_map(|c| {

@@ -168,6 +168,9 @@ impl HandContact {
 pub struct HandTracks<'a> {
     pub hands: [&'a [Vec3]; 2],
     pub shoulders: Option<[&'a [Vec3]; 2]>,
+    /// The elbows (forearms' tops), to tell an arm bent to rest its hand on the body from
+    /// one hanging straight beside it.
+    pub elbows: Option<[&'a [Vec3]; 2]>,
     pub body: &'a [(BodyPoint, &'a [Vec3])],
 }
 
@@ -203,12 +206,26 @@ pub fn detect_hands(
         start,
         end,
     }));
-    for (hand, path) in [(Hand::Left, left), (Hand::Right, right)] {
+    for (h, (hand, path)) in [(Hand::Left, left), (Hand::Right, right)]
+        .into_iter()
+        .enumerate()
+    {
+        let arm = tracks
+            .shoulders
+            .zip(tracks.elbows)
+            .map(|(s, e)| (s[h], e[h]));
+        let bent = bent_arm(arm, path, n);
         for &(body, point) in tracks.body {
             if point.len() < n {
                 continue;
             }
-            let near = |i: usize| path[i].distance(point[i]) / height;
+            let near = |i: usize| {
+                if bent(i) {
+                    path[i].distance(point[i]) / height
+                } else {
+                    f32::INFINITY
+                }
+            };
             // The hand's speed against the body point (share of the height per second).
             let speed = |i: usize| {
                 let (a, b) = if i == 0 { (0, 1) } else { (i - 1, i) };
@@ -228,6 +245,28 @@ pub fn detect_hands(
         }
     }
     out
+}
+
+/// A hand held closer to its shoulder than this share of the arm's length (upper arm and
+/// forearm) has its elbow bent by about 50° or more, as a hand resting on the hip, the chest
+/// or the head has. A straighter arm hangs or reaches: its hand beside the hip is where its
+/// own weight puts it, no touch to keep.
+const BENT_REACH: f32 = 0.9;
+
+/// Per frame of `path` (`n` frames), whether the arm (the shoulder's and elbow's paths) is
+/// bent enough for its hand to rest on the body (`BENT_REACH`); always, without them.
+fn bent_arm<'a>(
+    arm: Option<(&'a [Vec3], &'a [Vec3])>,
+    path: &'a [Vec3],
+    n: usize,
+) -> impl Fn(usize) -> bool + 'a {
+    let arm = arm.filter(|(s, e)| s.len() >= n && e.len() >= n);
+    move |i| {
+        arm.is_none_or(|(s, e)| {
+            let length = s[i].distance(e[i]) + e[i].distance(path[i]);
+            s[i].distance(path[i]) < BENT_REACH * length
+        })
+    }
 }
 
 /// Runs of `n` frames entered where `enters` holds and left where `stays` no longer does,
@@ -302,6 +341,7 @@ mod tests {
         let tracks = HandTracks {
             hands: [&l, &r],
             shoulders: None,
+            elbows: None,
             body: &[],
         };
         let c = detect_hands(tracks, &times(30), 1.0, &HandThresholds::default());
@@ -321,6 +361,7 @@ mod tests {
         let tracks = HandTracks {
             hands: [&l, &r],
             shoulders: None,
+            elbows: None,
             body: &[],
         };
         let limits = HandThresholds::default();
@@ -334,6 +375,7 @@ mod tests {
         let none = HandTracks {
             hands: [&[], &[]],
             shoulders: None,
+            elbows: None,
             body: &[],
         };
         assert!(detect_hands(none, &[], 1.0, &limits).is_empty());
@@ -358,6 +400,7 @@ mod tests {
         let tracks = HandTracks {
             hands: [&left, &right],
             shoulders: None,
+            elbows: None,
             body: &body,
         };
         let c = detect_hands(tracks, &times(n), 1.75, &HandThresholds::default());
@@ -374,5 +417,54 @@ mod tests {
             }]
         );
         assert_eq!(touch.label(), "left hand on hips");
+    }
+
+    /// Both hands 16 cm beside a still pelvis of a 1.75 m figure, as a hand on the hip and
+    /// as one hanging there: the left arm bent (elbow out, the hand at the hip), the right
+    /// hanging straight from its shoulder (the neutral stance of a motion-capture take).
+    /// Only the bent arm's hand is on the hip; without the elbows both read as touching.
+    #[test]
+    fn an_arm_hanging_straight_beside_the_hip_is_no_hand_on_it() {
+        let n = 20;
+        let still = |p: Vec3| vec![p; n];
+        let hips = still(Vec3::new(0.0, 0.95, 0.0));
+        let hands = [
+            still(Vec3::new(0.16, 1.0, 0.03)),
+            still(Vec3::new(-0.16, 0.92, 0.03)),
+        ];
+        let shoulders = [
+            still(Vec3::new(0.18, 1.45, 0.0)),
+            still(Vec3::new(-0.18, 1.45, 0.0)),
+        ];
+        // Left: the elbow out to the side and back, bent about 100°; right: straight.
+        let elbows = [
+            still(Vec3::new(0.38, 1.25, -0.08)),
+            still(Vec3::new(-0.17, 1.18, 0.015)),
+        ];
+        let body = [(BodyPoint::Hips, &hips[..])];
+        let blind = HandTracks {
+            hands: [&hands[0], &hands[1]],
+            shoulders: Some([&shoulders[0], &shoulders[1]]),
+            elbows: None,
+            body: &body,
+        };
+        let seen = HandTracks {
+            elbows: Some([&elbows[0], &elbows[1]]),
+            ..blind
+        };
+        let limits = HandThresholds::default();
+        let on_hip = |hand| Touch::Body {
+            hand,
+            body: BodyPoint::Hips,
+        };
+        let touches = |t| {
+            let c = detect_hands(t, &times(n), 1.75, &limits);
+            c.iter().map(|c| c.touch).collect::<Vec<_>>()
+        };
+        assert_eq!(touches(seen), vec![on_hip(Hand::Left)]);
+        assert_eq!(
+            touches(blind),
+            vec![on_hip(Hand::Left), on_hip(Hand::Right)]
+        );
     }
 }

@@ -211,6 +211,7 @@ mod tests {
         let tracks = HandTracks {
             hands: [&f.hands[0], &f.hands[1]],
             shoulders: Some([&f.shoulders[0], &f.shoulders[1]]),
+            elbows: None,
             body: &body,
         };
         let n = f.chest.len();
@@ -260,6 +261,7 @@ mod tests {
         let none = HandTracks {
             hands: [&f.hands[0], &f.hands[1]],
             shoulders: Some([&f.shoulders[0], &f.shoulders[1]]),
+            elbows: None,
             body: &[],
         };
         let limits = PropThresholds::default();

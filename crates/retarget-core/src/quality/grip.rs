@@ -51,12 +51,12 @@ pub struct GripFigures {
 }
 
 /// The hand contacts of source `a`, whose hands are joints `hands` (left, right), upper
-/// arms `shoulders` (two hands on one prop need them) and body points `body`, on its height
-/// at frame 0 (the measure's, and judge's).
+/// arms and forearms `arms` (two hands on one prop need the upper arms; a hand on the body,
+/// both) and body points `body`, on its height at frame 0 (the measure's, and judge's).
 pub fn grip_contacts(
     a: &Motion,
     hands: [usize; 2],
-    shoulders: Option<[usize; 2]>,
+    arms: Option<([usize; 2], Option<[usize; 2]>)>,
     body: &[(BodyPoint, usize)],
     limits: &HandThresholds,
 ) -> Vec<HandContact> {
@@ -65,12 +65,14 @@ pub fn grip_contacts(
     }
     let track = |j: usize| a.track(j).collect::<Vec<Vec3>>();
     let (left, right) = (track(hands[0]), track(hands[1]));
-    let shoulders = shoulders.map(|s| s.map(track));
+    let shoulders = arms.map(|(s, _)| s.map(track));
+    let elbows = arms.and_then(|(_, e)| e).map(|e| e.map(track));
     let points: Vec<(BodyPoint, Vec<Vec3>)> = body.iter().map(|&(p, j)| (p, track(j))).collect();
     let body: Vec<(BodyPoint, &[Vec3])> = points.iter().map(|(p, t)| (*p, &t[..])).collect();
     let tracks = HandTracks {
         hands: [&left, &right],
         shoulders: shoulders.as_ref().map(|[l, r]| [&l[..], &r[..]]),
+        elbows: elbows.as_ref().map(|[l, r]| [&l[..], &r[..]]),
         body: &body,
     };
     detect_hands(tracks, &a.times, a.height(0) as f32, limits)

@@ -16,7 +16,7 @@ use crate::skeleton::Skeleton;
 use glam::{Affine3A, Mat4, Quat, Vec3};
 
 /// The source's tracked joints per frame, in `Arms::source_chains` order: the hands, the
-/// body points, then the upper arms.
+/// body points, the upper arms, then the forearms.
 pub(in crate::retarget) type SourceTracks = Vec<Vec<Affine3A>>;
 
 /// One touch's contacts, eased in and out: how much each frame holds it.
@@ -54,7 +54,8 @@ impl Retargeter {
         let at = |t: &Vec<Affine3A>| t.iter().map(|a| Vec3::from(a.translation)).collect();
         let positions: Vec<Vec<Vec3>> = tracks.iter().map(at).collect();
         let shoulders = 2 + arms.body.len();
-        if positions.len() < shoulders + 2 {
+        let elbows = shoulders + 2;
+        if positions.len() < elbows + 2 {
             return Vec::new();
         }
         let body: Vec<(BodyPoint, &[Vec3])> = (arms.body.iter().zip(&positions[2..shoulders]))
@@ -63,6 +64,7 @@ impl Retargeter {
         let tracks = HandTracks {
             hands: [&positions[0], &positions[1]],
             shoulders: Some([&positions[shoulders], &positions[shoulders + 1]]),
+            elbows: Some([&positions[elbows], &positions[elbows + 1]]),
             body: &body,
         };
         let limits = &self.plan.solve.hand_thresholds;

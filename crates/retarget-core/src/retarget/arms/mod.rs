@@ -42,6 +42,9 @@ pub(in crate::retarget) struct Arms {
     /// The source's upper arms' root paths, left then right (two hands on one prop are
     /// told from the body's frame they span).
     pub source_shoulders: [Vec<usize>; 2],
+    /// The source's forearms' root paths (the elbows), left then right: an arm hanging
+    /// straight holds no hand on the body.
+    pub source_elbows: [Vec<usize>; 2],
     /// Per touch, contacts drawn by hand (seconds of the clips retargeted next) in place of
     /// the detected ones (`Retargeter::set_hand_spans`).
     pub drawn: Vec<(Touch, Vec<(f32, f32)>)>,
@@ -71,10 +74,10 @@ impl Arms {
             if lengths.iter().any(|&l| l <= 1e-9) {
                 return None;
             }
-            Some((ArmIk { joints, lengths }, h.source, u.source))
+            Some((ArmIk { joints, lengths }, h.source, u.source, l.source))
         };
-        let (left, ls, lu) = arm(LeftUpperArm, LeftLowerArm, LeftHand)?;
-        let (right, rs, ru) = arm(RightUpperArm, RightLowerArm, RightHand)?;
+        let (left, ls, lu, le) = arm(LeftUpperArm, LeftLowerArm, LeftHand)?;
+        let (right, rs, ru, re) = arm(RightUpperArm, RightLowerArm, RightHand)?;
         let body_bones: [(BodyPoint, &[HumanBone]); 3] = [
             (BodyPoint::Hips, &[Hips]),
             (BodyPoint::Chest, &[UpperChest, Chest, Spine]),
@@ -104,16 +107,21 @@ impl Arms {
                 chain_to_root(source.parents(), lu),
                 chain_to_root(source.parents(), ru),
             ],
+            source_elbows: [
+                chain_to_root(source.parents(), le),
+                chain_to_root(source.parents(), re),
+            ],
             drawn: Vec::new(),
         })
     }
 
-    /// The source joints a clip's pass tracks, in order: the hands, the body points, then
-    /// the upper arms.
+    /// The source joints a clip's pass tracks, in order: the hands, the body points, the
+    /// upper arms, then the forearms.
     pub fn source_chains(&self) -> impl Iterator<Item = &[usize]> {
         (self.source_hands.iter().map(|c| &c[..]))
             .chain(self.body.iter().map(|b| &b.source_chain[..]))
             .chain(self.source_shoulders.iter().map(|c| &c[..]))
+            .chain(self.source_elbows.iter().map(|c| &c[..]))
     }
 
     /// The body joint that gives the two hands' offset its frame: the chest, else the hips.
