@@ -1,5 +1,6 @@
 mod bind_placement;
 mod bvh_target_floor;
+mod carried_feet;
 mod control_rigs;
 mod creature_facing;
 mod creature_variants;

@@ -81,6 +81,7 @@ impl Retargeter {
             }
             job.keep_out(source, &reader, target, &mut poses, &times, &joined);
             job.settle_twists(target, &mut poses);
+            poses.iter_mut().for_each(|pose| job.place_carried(pose));
             job.follow_ik_bones(&mut poses);
             for (pose, &t) in poses.iter().zip(&times) {
                 keys.push(pose, t)?;

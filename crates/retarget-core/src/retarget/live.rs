@@ -203,5 +203,7 @@ impl Retargeter {
         if track.twists {
             self.settle_pose_twists(target, pose, &mut scratch.rotations);
         }
+        // The controls that carry followers go with them, as in `retarget_clip`.
+        self.place_carried(pose);
     }
 }

@@ -167,6 +167,32 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
     super::ik_bones::follow(&plan.ik_bones, container, target);
 }
 
+impl Retargeter {
+    /// Followers placed again where their anchors now are, with the controls that carry
+    /// them, after the passes that turn and move the joints they follow (the legs' planting,
+    /// the hips' drop, the hand contacts, the keep-out). A foot under its IK control (the
+    /// Godot robot's `foot.L` under `foot_IK.L.001`) is carried by the control: a planted
+    /// foot moved on its own would stretch the bone between them. Where no control carries
+    /// a follower its bone hangs from elsewhere and nothing is placed again. Allocates
+    /// nothing.
+    pub(super) fn place_carried(&self, pose: &mut Pose) {
+        if self.plan.carried.is_empty() {
+            return;
+        }
+        let container = self.plan.target_container;
+        let mut world_of = |chain: &[usize], pose: &Pose| chain_world(container, chain, pose);
+        let plan = &self.plan;
+        for f in plan
+            .follows
+            .iter()
+            .chain(&plan.carried)
+            .chain(&plan.follows)
+        {
+            follow(f, &mut world_of, pose);
+        }
+    }
+}
+
 /// Puts a follower where its anchor takes it, under its parent's world transform.
 fn follow(
     f: &super::plan::FollowSolve,
