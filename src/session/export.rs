@@ -137,11 +137,12 @@ impl Session {
         for (done, name) in job.clips.iter().enumerate() {
             let clip =
                 self.retarget_clip_noted(name.as_deref(), job.fps, map.as_ref(), &mut curve_notes)?;
-            clips.push(match (job.extract_root, &rooted) {
+            let clip = match (job.extract_root, &rooted) {
                 (true, Some(asset)) => self.extracted_to_added_root(&clip, asset)?,
                 (true, None) => self.extracted_to_root(&clip)?,
                 (false, _) => clip,
-            });
+            };
+            clips.push(self.upright_in_file(clip, rooted.as_ref()));
             if !progress(done + 1) {
                 return Err(SessionError::Cancelled);
             }
@@ -317,6 +318,22 @@ impl Session {
                 path: t.path.clone(),
                 reason,
             })
+    }
+
+    /// `clip` stood up in the target file's world where the target's rest lies tilted there
+    /// (`Side::upright_in_file`); as it is otherwise. `rooted`: the target with a root added.
+    fn upright_in_file(
+        &self,
+        clip: crate::core::Clip,
+        rooted: Option<&crate::io::Asset>,
+    ) -> crate::core::Clip {
+        let t = &self.target;
+        let Some(moved) = t.upright_in_file(&self.map, |p| p.target) else {
+            return clip;
+        };
+        let asset = rooted.unwrap_or(&t.asset);
+        let skeleton = &asset.skeletons[t.skeleton_index];
+        crate::core::root_motion::moved_by(skeleton, skeleton.container(), &clip, moved)
     }
 
     /// The target joint the hips are mapped to.

@@ -331,6 +331,48 @@ impl Side {
         Some(legs.floor(&world))
     }
 
+    /// The move that stands a glTF or VRM character up in its own file's world, where its
+    /// rest lies tilted there (a VRM whose armature was rotated when it was written): the
+    /// session's turn less its turn about up, then lifted so the rest's feet keep the height
+    /// the file gives them. The session solves the body stood up, and the file's world is
+    /// +Y up like the session's, so its output is written stood up too, not tilted back.
+    /// `None` where the session turned the side only about up (nearly every file).
+    pub fn upright_in_file(
+        &self,
+        map: &crate::core::BoneMap,
+        side: impl Fn(&crate::core::BonePair) -> usize,
+    ) -> Option<glam::Mat4> {
+        use crate::io::asset::Format;
+        use glam::{Quat, Vec3};
+        if !matches!(
+            self.asset.format,
+            Format::Gltf | Format::Glb | Format::Vrm0 | Format::Vrm1
+        ) {
+            return None;
+        }
+        let up_in_file = self.file.container.rotation.inverse() * Vec3::Y;
+        let tilt = Quat::from_rotation_arc(up_in_file.normalize(), Vec3::Y);
+        if tilt.angle_between(Quat::IDENTITY) < 1f32.to_radians() {
+            return None;
+        }
+        let legs = crate::core::retarget::Legs::of_map(map, side);
+        let skeleton = self.skeleton();
+        let base = ReferencePose::base_pose(skeleton, &self.file.reference, &self.clips())?;
+        let floor_under = |rotation: Quat| {
+            let edit = crate::core::reference::ContainerEdit {
+                rotation,
+                ..Default::default()
+            };
+            let plain = ReferencePose::new(skeleton, base.clone(), &edit, &[]);
+            let world: Vec<Vec3> = (plain.world_matrices(skeleton).iter())
+                .map(|m| m.w_axis.truncate())
+                .collect();
+            legs.floor(&world)
+        };
+        let lift = floor_under(Quat::IDENTITY) - floor_under(tilt);
+        Some(glam::Mat4::from_rotation_translation(tilt, Vec3::Y * lift))
+    }
+
     /// Joint names and parents, as the map builder compares them.
     pub fn joint_names(&self) -> (&[String], &[Option<usize>]) {
         (self.skeleton().names(), self.skeleton().parents())

@@ -109,6 +109,40 @@ pub fn extract_to_root(
     Ok(Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec()))
 }
 
+/// `clip` (on `skeleton`, under `container`) with its whole body moved by `moved` in the
+/// container's world: each top joint keyed at the clip's key times so that every joint lands
+/// where `moved` puts it. A character whose rest lies tilted in its file is solved stood up;
+/// this writes it stood up in the file's world instead of tilted back.
+pub fn moved_by(skeleton: &Skeleton, container: Mat4, clip: &Clip, moved: Mat4) -> Clip {
+    let Some(times) = key_times(clip) else {
+        return clip.clone();
+    };
+    let local_move = container.inverse() * moved * container;
+    let tops: Vec<usize> = (0..skeleton.len())
+        .filter(|&j| skeleton.parents()[j].is_none())
+        .collect();
+    let mut keys: Vec<Keyed> = tops.iter().map(|_| Keyed::default()).collect();
+    let rest = Pose::rest(skeleton);
+    let mut pose = rest.clone();
+    for &t in times.iter() {
+        pose.copy_from(&rest);
+        clip.sample(t, &mut pose);
+        for (k, &j) in keys.iter_mut().zip(&tops) {
+            let local = Mat4::from_scale_rotation_translation(
+                pose.scales[j],
+                pose.rotations[j],
+                pose.translations[j],
+            );
+            k.push(local_move * local);
+        }
+    }
+    let mut tracks = clip.tracks().to_vec();
+    for (k, &j) in keys.into_iter().zip(&tops) {
+        tracks[j] = k.into_tracks(&times);
+    }
+    Clip::new(clip.name.clone(), tracks, clip.fps()).with_curves(clip.curves().to_vec())
+}
+
 /// The key times of the clip's longest track (a solved clip's tracks share one).
 fn key_times(clip: &Clip) -> Option<Arc<[f32]>> {
     clip.tracks()
@@ -284,6 +318,33 @@ mod tests {
             let turn = rotation_of(after[0]);
             let expected = Quat::from_rotation_y(k as f32 * 0.157) * placed;
             assert!(turn.angle_between(expected) < 1e-3, "{t}: {turn}");
+        }
+    }
+
+    #[test]
+    fn a_moved_clip_moves_every_joint_with_it_under_any_container() {
+        let (s, clip) = walker();
+        // The root is not keyed: its tracks are made. A centimetre container, turned.
+        let container = Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.01),
+            Quat::from_rotation_x(-0.4),
+            Vec3::new(1.0, 0.0, 2.0),
+        );
+        let moved =
+            Mat4::from_rotation_translation(Quat::from_rotation_z(0.96), Vec3::new(0.0, 0.3, 0.0));
+        let out = moved_by(&s, container, &clip, moved);
+        assert!(out.tracks()[0].rotation.is_some() && out.tracks()[0].translation.is_some());
+        for k in 0..11 {
+            let t = k as f32 * 0.1;
+            let (before, after) = (
+                worlds(&s, &clip, t, container),
+                worlds(&s, &out, t, container),
+            );
+            for j in 0..3 {
+                let want = (moved * before[j]).w_axis.truncate();
+                let d = want - after[j].w_axis.truncate();
+                assert!(d.length() < 1e-4, "joint {j} off by {d} at {t}");
+            }
         }
     }
 
