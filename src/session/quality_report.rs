@@ -48,6 +48,23 @@ fn motion_in(
     frame: glam::Mat4,
 ) -> Motion {
     let s = side.skeleton();
+    let base = match clip {
+        Some(_) => Pose::rest(s),
+        None => crate::core::rig_lengths::bind_pose(s, &side.clips()),
+    };
+    motion_from(side, joints, &base, clip, times, frame)
+}
+
+/// World positions of `joints` with `clip` (if any) played over `base` at each time.
+fn motion_from(
+    side: &Side,
+    joints: &[usize],
+    base: &Pose,
+    clip: Option<&Clip>,
+    times: &[f32],
+    frame: glam::Mat4,
+) -> Motion {
+    let s = side.skeleton();
     let mut index = vec![None; s.len()];
     for (k, &j) in joints.iter().enumerate() {
         index[j] = Some(k);
@@ -61,10 +78,6 @@ fn motion_in(
             at = s.parents()[p];
         }
         None
-    };
-    let base = match clip {
-        Some(_) => Pose::rest(s),
-        None => Pose::bind_in_place(s),
     };
     let positions = times
         .iter()
@@ -110,6 +123,27 @@ fn reference_motion(side: &Side, joints: &[usize]) -> Motion {
         .then(own)
         .flatten()
         .unwrap_or_else(|| motion(side, joints, None, &[0.0]))
+}
+
+/// The target as its file declares it, as any reader poses it: every frame of its first
+/// clip that has keys, then the nodes' rest (judge's "rest pose, or its own clip"; the
+/// first frame, whose height scales the figure, is the clip's where there is one, as in
+/// Blender's reading of an FBX). The body measure holds the output to it as well as to the
+/// reference pose the retarget stood on (`Report::add_declared_body`): a skin bound before
+/// a joint was moved gives the bind pose lengths that neither the rest nor the clip has.
+fn declared_motion(side: &Side, joints: &[usize]) -> Motion {
+    let rest = Pose::rest(side.skeleton());
+    let frame = glam::Mat4::IDENTITY;
+    let at_rest = motion_from(side, joints, &rest, None, &[0.0], frame);
+    let clips = side.clips();
+    let Some(clip) = clips.iter().find(|c| c.frame_count() > 0) else {
+        return at_rest;
+    };
+    let times: Vec<f32> = crate::core::floor::frame_times(clip).collect();
+    let mut all = motion_from(side, joints, &rest, Some(clip), &times, frame);
+    all.times.extend(at_rest.times);
+    all.positions.extend(at_rest.positions);
+    all
 }
 
 impl Session {
@@ -402,6 +436,8 @@ impl Session {
             }
         });
         let mut report = report?;
+        let declared = declared_motion(&self.target, &target_joints);
+        report.add_declared_body(&declared, &b, &spec.free);
         report.add_grip(self.grip_figures(&a, &b, &t));
         self.measure_fingers(&a, &b, &mut report);
         self.judge_penetration(&mut report, &a, &b, frame);

@@ -12,6 +12,7 @@ pub mod pose;
 pub mod profile;
 pub mod quality;
 pub mod quat_lanes;
+pub mod rig_lengths;
 pub mod skeleton;
 pub mod slerp;
 pub mod transform;

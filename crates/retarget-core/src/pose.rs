@@ -39,7 +39,8 @@ impl Pose {
     /// reference or a floor taken at such a bind carries that gap into every frame. A
     /// nearer rest is kept out: Blender writes the current frame's pose as an FBX's rest,
     /// and CesiumMan's then stands 3.5 cm (2 % of its size) off its true bind.
-    /// This is the reference pose "bind", and the target's own pose for quality.
+    /// With its bones at the rig's lengths (`rig_lengths::bind_pose`), this is the reference
+    /// pose "bind", and the target's own pose for quality.
     pub fn bind_in_place(skeleton: &Skeleton) -> Self {
         let mut pose = Self::bind(skeleton);
         let mut worlds = vec![Mat4::IDENTITY; pose.len()];

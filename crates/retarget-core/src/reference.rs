@@ -80,7 +80,7 @@ impl ReferencePose {
     /// The base pose named by `source`; `None` when the clip is missing.
     pub fn base_pose(skeleton: &Skeleton, source: &PoseSource, clips: &[&Clip]) -> Option<Pose> {
         match source {
-            PoseSource::Bind => Some(Pose::bind_in_place(skeleton)),
+            PoseSource::Bind => Some(crate::rig_lengths::bind_pose(skeleton, clips)),
             PoseSource::Rest => Some(Pose::rest(skeleton)),
             PoseSource::Frame { clip, frame } => {
                 let c = clips.iter().find(|c| c.name == *clip)?;

@@ -1,7 +1,10 @@
 //! Body integrity: the output's bones keep the lengths of the target's own. A stretched shin
 //! or a torn-off arm is something no animator accepts, whatever the motion looks like.
 
-use super::motion::Motion;
+use super::motion::{Motion, Side};
+use super::report::{Measure, Report};
+use super::text;
+use super::thresholds::Thresholds;
 use serde::Serialize;
 
 /// A bone length may vary by less than this share of the height over T and still be rigid.
@@ -118,6 +121,40 @@ pub fn free_joints(parents: &[Option<usize>], moved: &[usize], body: &[usize]) -
 /// Bone lengths of `b` against the target's own dump `t` (rest pose, or its own clip).
 pub fn integrity(t: &Motion, b: &Motion) -> BodyFigures {
     body_figures(t, &bone_tracks(t, b, &[]))
+}
+
+impl Report {
+    /// Holds the output's bones (`b`, with the joints `free` to leave their parents) also
+    /// against the target as its file declares it (`declared`: its rest and its own clip, as
+    /// any reader of the file poses it), beside the reference the retarget stood on: the
+    /// body figure is the worse of the two. A reference pose whose bones keep the lengths a
+    /// stale bind gave them agrees with every output built on it; the file's own reading
+    /// does not. A bone the declared reading itself changes is left out, as the judge does.
+    pub fn add_declared_body(&mut self, declared: &Motion, b: &Motion, free: &[usize]) {
+        if declared.validate(Side::Reference).is_err() || declared.height(0) <= 0.0 {
+            return;
+        }
+        let tracks = bone_tracks(declared, b, free);
+        let figures = body_figures(declared, &tracks);
+        if figures.max <= self.body.max {
+            return;
+        }
+        let limit = self.thresholds.body;
+        let mut rows: Vec<f64> = match self.frame_row(Measure::Body) {
+            Some(row) => row.iter().map(|&w| f64::from(w)).collect(),
+            None => vec![0.0; self.frames],
+        };
+        for (i, &c) in tracks.iter().flat_map(|t| t.changes.iter().enumerate()) {
+            if let Some(w) = rows.get_mut(i) {
+                *w = w.max(Thresholds::severity(c, limit));
+            }
+        }
+        self.set_verdict(Measure::Body, figures.max, limit, || {
+            text::body_flag(&figures, limit)
+        });
+        self.add_frame_row(Measure::Body, &rows);
+        self.body = figures;
+    }
 }
 
 #[cfg(test)]

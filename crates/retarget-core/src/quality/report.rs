@@ -127,8 +127,8 @@ impl Report {
     }
 
     /// Sets `measure`'s verdict (`value` against `limit`, larger is worse) in place of any it
-    /// had, with a flag in `message`'s words when it fails; `passed` follows every verdict.
-    /// Returns its severity.
+    /// had (where it stood among the verdicts), with a flag in `message`'s words when it
+    /// fails; `passed` follows every verdict. Returns its severity.
     pub fn set_verdict(
         &mut self,
         measure: Measure,
@@ -137,15 +137,18 @@ impl Report {
         message: impl FnOnce() -> String,
     ) -> f64 {
         let severity = Thresholds::severity(value, limit);
-        self.verdicts.retain(|v| v.measure != measure);
-        self.flags.retain(|f| f.measure != measure);
-        self.verdicts.push(Verdict {
+        let verdict = Verdict {
             measure,
             value,
             limit,
             severity,
             passed: severity <= 1.0,
-        });
+        };
+        match self.verdicts.iter_mut().find(|v| v.measure == measure) {
+            Some(v) => *v = verdict,
+            None => self.verdicts.push(verdict),
+        }
+        self.flags.retain(|f| f.measure != measure);
         if severity > 1.0 {
             self.flags.push(Flag {
                 measure,
