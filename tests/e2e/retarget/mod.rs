@@ -21,5 +21,6 @@ mod real_files;
 mod real_rigs;
 mod rigify_trunk;
 mod split_hips;
+mod stale_bind;
 mod stride;
 mod twist_bones;
