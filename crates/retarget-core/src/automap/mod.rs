@@ -302,6 +302,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             .filter(|_| !target.inside_limb_segment(t))
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
+            .filter(|&(s, _)| !drives_a_descendant(&known, target.parents, s, t))
         {
             BonePair {
                 method: MapMethod::Chain,
@@ -317,6 +318,18 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
     set_translations(&mut map, source, target);
     map.set_legs(leg_pairs(&map, source, target));
     map
+}
+
+/// Whether a name or label already pairs source joint `s` with a joint below target joint
+/// `t`: a chain pair would turn `t` by it too, and the joint below twice (the kaiju's
+/// `Back_Leg_Pelvis_L` above the thigh that takes the source's thigh).
+fn drives_a_descendant(
+    known: &[Option<usize>],
+    target_parents: &[Option<usize>],
+    s: usize,
+    t: usize,
+) -> bool {
+    (0..known.len()).any(|d| known[d] == Some(s) && is_ancestor_in(target_parents, t, d))
 }
 
 /// Whether source joint `s` hangs at or below the source of target joint `t`'s nearest

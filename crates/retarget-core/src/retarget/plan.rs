@@ -144,7 +144,8 @@ fn chain_driver(
 /// For an unmapped target joint with a mapped ancestor below and a mapped descendant that
 /// continues the chain above, the blend between them. Inside one limb segment (a
 /// three-segment leg's `LowerLeg` between the knee and the foot) it turns with the segment
-/// alone: the foot's own turn shared into it would bend the shin off the source's.
+/// alone: the foot's own turn shared into it would bend the shin off the source's; so does a
+/// hip girdle bone with the hips.
 fn between(
     target: &Skeleton,
     map: &BoneMap,
@@ -165,7 +166,14 @@ fn between(
     let in_segment = bone(low)
         .and_then(HumanBone::segment_end)
         .is_some_and(|end| bone(high) == Some(end));
-    let fraction = if in_segment {
+    // A leg's girdle bone between the hips and the thigh (the kaiju's `Back_Leg_Pelvis_L`)
+    // is the pelvis's: shared into the thigh's swing, it would carry the hip joint along.
+    let girdle = bone(low) == Some(HumanBone::Hips)
+        && matches!(
+            bone(high),
+            Some(HumanBone::LeftUpperLeg | HumanBone::RightUpperLeg)
+        );
+    let fraction = if in_segment || girdle {
         0.0
     } else if below + above > 1e-9 {
         below / (below + above)
