@@ -283,6 +283,55 @@ impl Session {
     }
 }
 
+/// Whether a side has a left and a right leg: labelled upper legs (a humanoid's) or chains
+/// tagged as legs on both sides.
+fn has_legs(side: &Side) -> bool {
+    use crate::core::chains::{Lateral, LimbType};
+    let labelled = [HumanBone::LeftUpperLeg, HumanBone::RightUpperLeg]
+        .iter()
+        .all(|&b| side.labelled_joint(b).is_some());
+    let chains = &side.chains.chains;
+    let leg = |lateral| {
+        chains
+            .iter()
+            .any(|c| c.tags.limb == LimbType::Leg && c.tags.lateral == lateral)
+    };
+    (side.is_humanoid() && labelled) || (leg(Lateral::Left) && leg(Lateral::Right))
+}
+
+impl Session {
+    /// Why `check` has no pelvis and feet to measure, naming the side without legs and what
+    /// gives them: the file whose legs were not found, or, both having legs, the map that
+    /// pairs none of them.
+    fn no_legs_to_measure(&self) -> SessionError {
+        let fix = "so the pelvis, ground and skate have no feet to be measured on; give its \
+                   thighs and feet their bones in the Bone map tab (or tag its leg chains as \
+                   legs) and check with that project (--project)";
+        let (path, problem) = match (has_legs(&self.source), has_legs(&self.target)) {
+            (false, _) => (
+                &self.source.path,
+                format!(
+                    "the source has no left and right legs its names, shape or chains show, {fix}"
+                ),
+            ),
+            (true, false) => (
+                &self.target.path,
+                format!(
+                    "the target has no left and right legs its names, shape or chains show, {fix}"
+                ),
+            ),
+            (true, true) => (
+                &self.target.path,
+                format!("the map pairs none of the target's legs with the source's, {fix}"),
+            ),
+        };
+        SessionError::Quality {
+            path: path.clone(),
+            problem,
+        }
+    }
+}
+
 /// The measures' joints as indices into the two motions.
 fn spec(session: &Session, a: &Motion, b: &Motion) -> Option<Spec> {
     let judged = session.judged_joints()?;
@@ -419,11 +468,7 @@ impl Session {
         let t = self
             .same_rig_reference(name, &target_joints)
             .unwrap_or_else(|| reference_motion(&self.target, &target_joints));
-        let spec = spec(self, &a, &b).ok_or_else(|| SessionError::Quality {
-            path: self.target.path.clone(),
-            problem: "the map pairs no upper legs and no leg chains: nothing to measure the pelvis and feet on"
-                .into(),
-        })?;
+        let spec = spec(self, &a, &b).ok_or_else(|| self.no_legs_to_measure())?;
         let report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
                 quality::QualityError::Flat(quality::Side::Source)

@@ -15,6 +15,7 @@ mod keep_out;
 mod leg_options;
 mod mirror;
 mod mocap_stance;
+mod odd_bodies;
 mod own_clip;
 mod profile_labels;
 mod real_files;

@@ -71,9 +71,15 @@ impl RigSide<'_> {
             return false;
         };
         let pos = self.positions;
+        // On the segment's line (a twist bone), or on its way down the hierarchy off the
+        // line (a three-segment leg's `LowerLeg` between the knee and the foot): the
+        // segment's bone turns it; a chain pair would turn it again.
+        let on_the_way = |e: usize| is_ancestor_in(self.parents, j, e);
         (0..self.names.len())
             .filter(|&e| self.label(e) == Some(next))
-            .any(|e| crate::humanoid::along_segment(pos[p], pos[e], pos[j]).is_some())
+            .any(|e| {
+                on_the_way(e) || crate::humanoid::along_segment(pos[p], pos[e], pos[j]).is_some()
+            })
     }
 
     /// Whether joint `j` is on the skeleton the skin deforms with (all are, unknown).
@@ -257,8 +263,21 @@ fn twin_of(target: &RigSide, chain: usize, known: &[Option<usize>]) -> Option<us
 
 /// The map of `source` onto `target` by all four rules.
 pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
-    let by_name = name_pairs(source, target);
+    let mut by_name = name_pairs(source, target);
     let by_label = BoneMap::from_labels(source.labels, target.labels);
+    // Alike names on two humanoids whose labels tell the name's joint is another bone: the
+    // labels pair (a Quaternius character's `LowerLeg.L` is the shin; the mech's is its
+    // leg's third segment below `MidLeg.L`, and its `Foot.L` an IK control beside the
+    // leg's `FootBack.L`).
+    for (t, pair) in by_name.iter_mut().enumerate() {
+        let told_apart = |&(s, ..): &(usize, MapMethod, f32)| {
+            target.label(t).is_some_and(|b| source.label(s) != Some(b))
+                && by_label.for_target(t).is_some()
+        };
+        if pair.as_ref().is_some_and(told_apart) {
+            *pair = None;
+        }
+    }
     let known: Vec<Option<usize>> = (0..target.names.len())
         .map(|t| {
             by_name[t]
@@ -283,6 +302,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             .filter(|_| !target.inside_limb_segment(t))
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
+            .filter(|&(s, _)| !drives_a_descendant(&known, target.parents, s, t))
         {
             BonePair {
                 method: MapMethod::Chain,
@@ -298,6 +318,18 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
     set_translations(&mut map, source, target);
     map.set_legs(leg_pairs(&map, source, target));
     map
+}
+
+/// Whether a name or label already pairs source joint `s` with a joint below target joint
+/// `t`: a chain pair would turn `t` by it too, and the joint below twice (the kaiju's
+/// `Back_Leg_Pelvis_L` above the thigh that takes the source's thigh).
+fn drives_a_descendant(
+    known: &[Option<usize>],
+    target_parents: &[Option<usize>],
+    s: usize,
+    t: usize,
+) -> bool {
+    (0..known.len()).any(|d| known[d] == Some(s) && is_ancestor_in(target_parents, t, d))
 }
 
 /// Whether source joint `s` hangs at or below the source of target joint `t`'s nearest

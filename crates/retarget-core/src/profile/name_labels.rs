@@ -85,18 +85,49 @@ fn part_bone(j: usize, infos: &[NameInfo], tree: &Tree) -> Option<(HumanBone, f3
         Part::SideHip if below(&[Part::UpperLeg]) => return None,
         Part::SideHip => (LeftUpperLeg, RightUpperLeg, 0.75),
         Part::UpperLeg => (LeftUpperLeg, RightUpperLeg, CLEAR),
+        // A leg of three segments (Quaternius' mechs: `UpperLeg` → `MidLeg` → `LowerLeg` →
+        // `FootBack`): the knee is the joint below the thigh; a `LowerLeg` below that is the
+        // leg's third segment (a digitigrade's metatarsus), no VRM bone.
+        Part::LowerLeg if above(&[Part::Leg]) && above(&[Part::UpperLeg]) => return None,
         Part::LowerLeg => (LeftLowerLeg, RightLowerLeg, CLEAR),
+        // A leg hung from a shoulder is a front limb: the arm of an upright creature
+        // (Mesh2Motion's kaiju: `Front_Leg_Shoulder_L` → `Front_Leg_Upper_L` →
+        // `Front_Leg_Lower_L` → `Hand_L`).
+        Part::Leg if above(&[Part::Shoulder, Part::Clavicle]) => {
+            if above(&[Part::Leg, Part::UpperArm]) {
+                (LeftLowerArm, RightLowerArm, 0.8)
+            } else {
+                (LeftUpperArm, RightUpperArm, 0.8)
+            }
+        }
         Part::Leg if above(&[Part::UpperLeg, Part::Leg, Part::SideHip]) => {
             (LeftLowerLeg, RightLowerLeg, 0.85)
         }
         Part::Leg if below(&[Part::LowerLeg, Part::Leg]) => (LeftUpperLeg, RightUpperLeg, 0.8),
         // A lone bare `leg`: Mixamo and CMU, the commonest sources, mean the lower leg.
         Part::Leg => (LeftLowerLeg, RightLowerLeg, 0.6),
+        // A foot hung away from its leg (an IK control under the root: the mech's `Foot.L`)
+        // gives way to one at the end of the leg's own chain (`FootBack.L`).
+        Part::Foot if !above(LEGS) && foot_in_a_leg(side, infos, tree) => {
+            (LeftFoot, RightFoot, 0.7)
+        }
         Part::Foot => (LeftFoot, RightFoot, CLEAR),
         Part::Toes => (LeftToes, RightToes, 0.85),
         _ => return None,
     };
     Some((side.pick(left, right), confidence))
+}
+
+/// The parts of a leg above its foot.
+const LEGS: &[Part] = &[Part::UpperLeg, Part::LowerLeg, Part::Leg, Part::SideHip];
+
+/// Whether a joint named as a foot of `side` hangs below a leg joint of that side.
+fn foot_in_a_leg(side: Side, infos: &[NameInfo], tree: &Tree) -> bool {
+    let on_side = |k: usize, parts: &[Part]| {
+        infos[k].side == Some(side) && infos[k].part.is_some_and(|p| parts.contains(&p))
+    };
+    (0..infos.len())
+        .any(|k| on_side(k, &[Part::Foot]) && tree.ancestors(k).any(|a| on_side(a, LEGS)))
 }
 
 /// A rig without a hand joint (RobotExpressive: `Palm1..3.L` at the wrist, one per finger)
@@ -181,10 +212,9 @@ fn spine_candidates(
 /// Whether `h`, named as a root and for no body part, is the pelvis by its place: both upper
 /// legs and a spine joint hang from it directly.
 fn pelvis_by_place(infos: &[NameInfo], tree: &Tree, h: usize) -> bool {
-    // Named as a rig's root (`root`, `b_root`): a name that says no part of the body. (A
-    // robot's `Body` over three-segment legs qualifies too by place, but its legs are then
-    // judged on other joints than `check` takes: left for another change.)
-    let unnamed = infos[h].part == Some(Part::Helper) && infos[h].exact.is_none();
+    // Named as a rig's root (`root`, `b_root`) or for the whole figure (a robot's `Body`): a
+    // name that says no part of the body.
+    let unnamed = matches!(infos[h].part, None | Some(Part::Helper)) && infos[h].exact.is_none();
     let child_is = |pick: &dyn Fn(&NameInfo) -> bool| {
         tree.children[h]
             .iter()
@@ -464,7 +494,7 @@ mod tests {
     #[test]
     fn a_root_that_holds_both_legs_and_the_spine_is_the_hips_when_none_is_named() {
         // GENEA's Maya rig: `b_root` holds `b_spine0` and both upper legs, under a
-        // `body_world` node; the robot's `Body` (a body word) is not taken by this rule.
+        // `body_world` node.
         let l = labels(&[
             ("body_world", None),
             ("b_root", Some(0)),
@@ -481,6 +511,81 @@ mod tests {
         assert_eq!(bone_of(&l, "b_root"), Some(HumanBone::Hips), "{l:?}");
         assert_eq!(bone_of(&l, "b_spine0"), Some(HumanBone::Spine), "{l:?}");
         assert_eq!(bone_of(&l, "body_world"), None, "{l:?}");
+    }
+
+    #[test]
+    fn a_robot_body_over_three_segment_legs_is_the_hips_and_the_knee_is_below_the_thigh() {
+        // Quaternius' mech: `Body` holds the torso and both legs; each leg runs `UpperLeg`
+        // → `MidLeg` → `LowerLeg` → `FootBack`.
+        let l = labels(&[
+            ("Body", None),
+            ("Torso", Some(0)),
+            ("Chest", Some(1)),
+            ("Neck", Some(2)),
+            ("Head", Some(3)),
+            ("UpperLeg.L", Some(0)),
+            ("MidLeg.L", Some(5)),
+            ("LowerLeg.L", Some(6)),
+            ("FootBack.L", Some(7)),
+            ("UpperLeg.R", Some(0)),
+            ("MidLeg.R", Some(9)),
+            ("LowerLeg.R", Some(10)),
+            ("FootBack.R", Some(11)),
+            ("Foot.L", None),
+            ("Foot.R", None),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Body"), Some(Hips), "{l:?}");
+        assert_eq!(bone_of(&l, "Torso"), Some(Spine), "{l:?}");
+        assert_eq!(bone_of(&l, "MidLeg.L"), Some(LeftLowerLeg), "{l:?}");
+        assert_eq!(bone_of(&l, "LowerLeg.L"), None, "{l:?}");
+        assert_eq!(bone_of(&l, "FootBack.R"), Some(RightFoot), "{l:?}");
+        assert_eq!(
+            bone_of(&l, "Foot.L"),
+            None,
+            "an IK control under no leg: {l:?}"
+        );
+    }
+
+    #[test]
+    fn a_creatures_front_legs_under_its_shoulders_are_its_arms() {
+        // Mesh2Motion's kaiju: front legs from shoulders on the chest, hind legs from a
+        // sided pelvis bone under the hips.
+        let l = labels(&[
+            ("Hips", None),
+            ("Spine_1", Some(0)),
+            ("Head", Some(1)),
+            ("Front_Leg_Shoulder_L", Some(1)),
+            ("Front_Leg_Upper_L", Some(3)),
+            ("Front_Leg_Lower_L", Some(4)),
+            ("Hand_L", Some(5)),
+            ("Back_Leg_Pelvis_L", Some(0)),
+            ("Back_Leg_Upper_L", Some(7)),
+            ("Back_Leg_Lower_L", Some(8)),
+            ("Back_Leg_Ankle_L", Some(9)),
+            ("Back_Leg_Foot_L", Some(10)),
+        ]);
+        use HumanBone::*;
+        assert_eq!(bone_of(&l, "Hips"), Some(Hips), "{l:?}");
+        assert_eq!(
+            bone_of(&l, "Front_Leg_Shoulder_L"),
+            Some(LeftShoulder),
+            "{l:?}"
+        );
+        assert_eq!(
+            bone_of(&l, "Front_Leg_Upper_L"),
+            Some(LeftUpperArm),
+            "{l:?}"
+        );
+        assert_eq!(
+            bone_of(&l, "Front_Leg_Lower_L"),
+            Some(LeftLowerArm),
+            "{l:?}"
+        );
+        assert_eq!(bone_of(&l, "Back_Leg_Pelvis_L"), None, "{l:?}");
+        assert_eq!(bone_of(&l, "Back_Leg_Upper_L"), Some(LeftUpperLeg), "{l:?}");
+        assert_eq!(bone_of(&l, "Back_Leg_Lower_L"), Some(LeftLowerLeg), "{l:?}");
+        assert_eq!(bone_of(&l, "Back_Leg_Ankle_L"), Some(LeftFoot), "{l:?}");
     }
 
     #[test]

@@ -128,8 +128,15 @@ fn take_side(words: &mut Vec<String>) -> Option<Side> {
         "right" | "r" => Some(Side::Right),
         _ => None,
     };
+    let sides: Vec<Side> = words.iter().filter_map(|w| side_of(w)).collect();
+    if words.len() > 1 && sides.len() > 1 && sides.iter().any(|&s| s != sides[0]) {
+        // Both sides said: the last is the side suffix (`PalmR.L`, the left hand's palm of
+        // the ring finger), the other a letter of the part's own name.
+        let at = words.iter().rposition(|w| side_of(w).is_some());
+        return at.and_then(|i| side_of(&words.remove(i)));
+    }
     if words.len() > 1
-        && let Some(side) = words.iter().find_map(|w| side_of(w))
+        && let Some(side) = sides.first().copied()
     {
         words.retain(|w| side_of(w).is_none());
         return Some(side);
@@ -335,6 +342,10 @@ fn limb_or_trunk(core: &str, side: Option<Side>) -> Option<Part> {
         Part::Foot
     } else if has(&["toe", "ball"]) {
         Part::Toes
+    } else if has(&["pelvis", "hips"]) && side.is_some() {
+        // A sided pelvis (Mesh2Motion's `Back_Leg_Pelvis_L`, between the hips and the
+        // thigh) is a leg's girdle: no VRM bone, and not the hips.
+        return None;
     } else if has(&["pelvis", "hips"]) || (core == "hip" && side.is_none()) {
         Part::Hips
     } else if core == "hip" {
@@ -409,6 +420,20 @@ mod tests {
         );
         assert_eq!(read("LeftToeBase_end"), (L, Some(Part::Helper)));
         assert_eq!(read("LeftArm"), (L, Some(Part::UpperArm)));
+    }
+
+    #[test]
+    fn a_letter_of_the_part_before_the_side_suffix_is_not_the_side() {
+        assert_eq!(read("PalmR.L"), (L, Some(Part::Palm)));
+        assert_eq!(read("PalmL.R"), (R, Some(Part::Palm)));
+        assert_eq!(read("PalmR.R"), (R, Some(Part::Palm)));
+    }
+
+    #[test]
+    fn a_sided_pelvis_is_no_hips() {
+        assert_eq!(read("Back_Leg_Pelvis_L"), (L, None));
+        assert_eq!(read("Pelvis"), (None, Some(Part::Hips)));
+        assert_eq!(read("Bip01_Pelvis"), (None, Some(Part::Hips)));
     }
 
     #[test]

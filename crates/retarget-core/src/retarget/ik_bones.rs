@@ -56,11 +56,13 @@ pub(super) fn ik_bones(
                 && ik_bone_anchor(&source.names()[p.source]) == ik_bone_anchor(name)
         })
     };
+    let on_effector = placed_on_effector(target, map);
     (target.names().iter().enumerate())
         .filter(|&(j, _)| map.for_target(j).is_none_or(|p| p.bone.is_none()))
         .filter(|&(j, name)| !from_source(j, name))
         .filter_map(|(j, name)| {
-            let anchor = map.for_bone(ik_bone_anchor(name)?)?.target;
+            let bone = ik_bone_anchor(name).or(on_effector[j])?;
+            let anchor = map.for_bone(bone)?.target;
             let turn = tgt_ref.rotations[anchor].inverse() * tgt_ref.rotations[j];
             Some(IkBone {
                 joint: j,
@@ -68,6 +70,36 @@ pub(super) fn ik_bones(
                 anchor_chain: chain_to_root(parents, anchor),
                 turn: turn.normalize(),
             })
+        })
+        .collect()
+}
+
+/// For each target joint, the mapped hand or foot it stands on when it is a top joint with
+/// no children at that hand's or foot's place in the bind pose: an IK control under no bone
+/// (the mech's `Foot.L` beside its leg's `FootBack.L`), which its rig's own clips keep there
+/// and which, left unmapped or turned alone, would leave its skin behind.
+fn placed_on_effector(target: &Skeleton, map: &BoneMap) -> Vec<Option<HumanBone>> {
+    use HumanBone::{LeftFoot, LeftHand, RightFoot, RightHand};
+    let parents = target.parents();
+    let bind = Pose::bind(target).world_positions(target);
+    let (low, high) = bind.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let near = 1e-3 * (high - low).max(1e-6);
+    let effectors: Vec<(HumanBone, usize)> = [LeftFoot, RightFoot, LeftHand, RightHand]
+        .into_iter()
+        .filter_map(|b| Some((b, map.for_bone(b)?.target)))
+        .collect();
+    (0..target.len())
+        .map(|j| {
+            let lone_top = parents[j].is_none() && !parents.contains(&Some(j));
+            if !lone_top {
+                return None;
+            }
+            effectors
+                .iter()
+                .find(|&&(_, e)| e != j && bind[e].distance(bind[j]) < near)
+                .map(|&(b, _)| b)
         })
         .collect()
 }

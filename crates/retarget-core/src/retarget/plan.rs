@@ -1,6 +1,7 @@
 //! Build-time analysis of a map: per target joint, how its rotation is solved, and which
 //! constants the per-frame pass needs. Everything here runs once per `Retargeter`.
 
+use crate::humanoid::HumanBone;
 use crate::mapping::{BoneMap, RotationMode};
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
@@ -103,7 +104,7 @@ pub(super) fn rotation_solves(
     super::twist::twist_solves(target, map, tgt_ref, &mut solves);
     for t in 0..target.len() {
         if solves[t] == RotationSolve::Keep && !crate::hands::rigid_in_finger(target, map, t) {
-            solves[t] = between(target, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);
+            solves[t] = between(target, map, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);
         }
     }
     solves
@@ -141,9 +142,13 @@ fn chain_driver(
 }
 
 /// For an unmapped target joint with a mapped ancestor below and a mapped descendant that
-/// continues the chain above, the blend between them.
+/// continues the chain above, the blend between them. Inside one limb segment (a
+/// three-segment leg's `LowerLeg` between the knee and the foot) it turns with the segment
+/// alone: the foot's own turn shared into it would bend the shin off the source's; so does a
+/// hip girdle bone with the hips.
 fn between(
     target: &Skeleton,
+    map: &BoneMap,
     tgt_ref: &SideReference,
     solves: &[RotationSolve],
     joint: usize,
@@ -157,7 +162,20 @@ fn between(
     let pos = &tgt_ref.positions;
     let below = (pos[joint] - pos[low]).length();
     let above = (pos[high] - pos[joint]).length();
-    let fraction = if below + above > 1e-9 {
+    let bone = |j: usize| map.for_target(j).and_then(|p| p.bone);
+    let in_segment = bone(low)
+        .and_then(HumanBone::segment_end)
+        .is_some_and(|end| bone(high) == Some(end));
+    // A leg's girdle bone between the hips and the thigh (the kaiju's `Back_Leg_Pelvis_L`)
+    // is the pelvis's: shared into the thigh's swing, it would carry the hip joint along.
+    let girdle = bone(low) == Some(HumanBone::Hips)
+        && matches!(
+            bone(high),
+            Some(HumanBone::LeftUpperLeg | HumanBone::RightUpperLeg)
+        );
+    let fraction = if in_segment || girdle {
+        0.0
+    } else if below + above > 1e-9 {
         below / (below + above)
     } else {
         0.5
