@@ -34,11 +34,18 @@ pub struct LiveRetarget {
     all_morphs: Vec<Vec<f32>>,
 }
 
-/// The joint each side's camera follows: the mapped hips, else each side's pelvis chain
-/// (a creature mapped by chains), else its root. A creature followed by a still armature
-/// root would walk out of its viewport.
+/// The joint each side's camera follows: the mapped hips, else the topmost pair that
+/// carries the body's translation (a creature mapped by chains), else each side's pelvis
+/// chain, else its root. A creature followed by a still armature root would walk out of
+/// its viewport.
 fn followed_joints(session: &Session) -> [usize; 2] {
     if let Some(p) = session.map.for_bone(crate::core::HumanBone::Hips) {
+        return [p.source, p.target];
+    }
+    let moved = (session.map.pairs().iter())
+        .filter(|p| p.translation != crate::core::TranslationMode::None)
+        .min_by_key(|p| p.target);
+    if let Some(p) = moved {
         return [p.source, p.target];
     }
     [&session.source, &session.target].map(|side| side.chains.pelvis().unwrap_or(0))

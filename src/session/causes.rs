@@ -380,17 +380,7 @@ fn some_mappings(session: &Session, rows: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The bundled CMU walk on CesiumMan, set up automatically: it passes.
-    fn walk_on_cesium() -> Session {
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &assets.join("gltf/CesiumMan.glb"),
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::session::walk_on_cesium;
 
     fn target_joint(s: &Session, bone: HumanBone) -> usize {
         s.target.labelled_joint(bone).unwrap()

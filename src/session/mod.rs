@@ -596,3 +596,16 @@ fn characterize_side(side: &mut Side) -> Result<(), SessionError> {
     }
     side.rebuild_reference()
 }
+
+/// The bundled CMU walk on CesiumMan, set up automatically (it passes every measure): the
+/// session the unit tests of the session and the panels start from.
+#[cfg(test)]
+pub(crate) fn walk_on_cesium() -> Session {
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    Session::automatic(
+        &assets.join("bvh/02_01.bvh"),
+        &assets.join("gltf/CesiumMan.glb"),
+        &crate::io::ImportOptions::default(),
+    )
+    .unwrap()
+}

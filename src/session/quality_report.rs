@@ -126,7 +126,7 @@ fn reference_motion(side: &Side, joints: &[usize]) -> Motion {
 }
 
 /// The target as its file declares it, as any reader poses it: every frame of its first
-/// clip that has keys, then the nodes' rest (judge's "rest pose, or its own clip"; the
+/// clip that has keys, then of its other clips, then the nodes' rest (judge's "rest pose, or its own clip"; the
 /// first frame, whose height scales the figure, is the clip's where there is one, as in
 /// Blender's reading of an FBX). The body measure holds the output to it as well as to the
 /// reference pose the retarget stood on (`Report::add_declared_body`): a skin bound before
@@ -135,14 +135,22 @@ fn declared_motion(side: &Side, joints: &[usize]) -> Motion {
     let rest = Pose::rest(side.skeleton());
     let frame = glam::Mat4::IDENTITY;
     let at_rest = motion_from(side, joints, &rest, None, &[0.0], frame);
+    // Every clip after the first: a bone one of them stretches (a stag's keyed shoulders
+    // in its gallop) is one the file's own motion varies, left out as judge leaves it.
     let clips = side.clips();
-    let Some(clip) = clips.iter().find(|c| c.frame_count() > 0) else {
+    let mut keyed = clips.iter().filter(|c| c.frame_count() > 0);
+    let Some(first) = keyed.next() else {
         return at_rest;
     };
-    let times: Vec<f32> = crate::core::floor::frame_times(clip).collect();
-    let mut all = motion_from(side, joints, &rest, Some(clip), &times, frame);
-    all.times.extend(at_rest.times);
-    all.positions.extend(at_rest.positions);
+    let play = |clip: &Clip| {
+        let times: Vec<f32> = crate::core::floor::frame_times(clip).collect();
+        motion_from(side, joints, &rest, Some(clip), &times, frame)
+    };
+    let mut all = play(first);
+    for m in keyed.map(|c| play(c)).chain([at_rest]) {
+        all.times.extend(m.times);
+        all.positions.extend(m.positions);
+    }
     all
 }
 

@@ -147,16 +147,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::session::Edit;
-
-    fn walk_on_cesium() -> Session {
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &assets.join("gltf/CesiumMan.glb"),
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::session::walk_on_cesium;
 
     /// The BVH's unit and up are open to choice with their evidence; the glTF's are
     /// declared and fixed; both name their limbs.

@@ -18,6 +18,11 @@ use glam::{Mat4, Vec3};
 /// bind matrix inverted and composed again).
 const SAME: f32 = 1e-4;
 
+/// The least share of its bone a joint must have moved along it after binding to be taken
+/// for moved: an edit of the rig (Kenney's fingers: 31 %), not the few per cent an
+/// exporter's bind and rest disagree by (CesiumMan's FBX, whose bind the glTF shares).
+const MOVED: f32 = 0.1;
+
 /// Per joint whose bone (to its parent) has one length in the rig's own poses — the rest
 /// and every frame of `clips` — and another in the bind pose: `(joint, length)`, the rig's
 /// length in skeleton space. Joints hung from the top of the hierarchy place the body
@@ -37,7 +42,8 @@ pub fn stale_bind_lengths(skeleton: &Skeleton, clips: &[&Clip]) -> Vec<(usize, f
             parents[p]?;
             let rig = length(&rest_world, j, p);
             let bound = length(&bind_world, j, p);
-            ((rig - bound).abs() > tolerance).then_some((j, rig))
+            let moved = (rig - bound).abs();
+            (moved > tolerance && moved > MOVED * rig.max(bound)).then_some((j, rig))
         })
         .collect();
     if stale.is_empty() {

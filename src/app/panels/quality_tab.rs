@@ -294,22 +294,11 @@ mod tests {
     use super::*;
     use egui_kittest::kittest::{NodeT, Queryable};
 
-    /// The bundled CMU walk on CesiumMan, set up automatically.
-    fn walk_on_cesium() -> crate::session::Session {
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        crate::session::Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &assets.join("gltf/CesiumMan.glb"),
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap()
-    }
-
     /// A passing clip with frames past a limit says why both hold; a failing one and a clean
     /// one say what they are.
     #[test]
     fn the_frames_line_never_reads_against_the_verdict() {
-        let session = walk_on_cesium();
+        let session = crate::session::walk_on_cesium();
         let mut r = session.quality(None, &Default::default()).unwrap();
         let all = r.frame_badness.len();
         r.passed = true;
@@ -331,7 +320,7 @@ mod tests {
     /// flag is there, the direction one with its limb segment.
     #[test]
     fn every_text_of_the_report_is_in_the_fonts() {
-        let session = walk_on_cesium();
+        let session = crate::session::walk_on_cesium();
         let limits = crate::core::quality::Thresholds {
             direction_deg: 0.0,
             body: 0.0,

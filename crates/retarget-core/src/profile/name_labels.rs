@@ -224,7 +224,17 @@ fn pelvis_by_place(infos: &[NameInfo], tree: &Tree, h: usize) -> bool {
     let upper_leg =
         |i: &NameInfo| matches!(i.part, Some(Part::UpperLeg | Part::Leg | Part::SideHip));
     let spine = |i: &NameInfo| i.part == Some(Part::SpineLike);
-    unnamed && child_is(&upper_leg) == 2 && child_is(&spine) >= 1
+    // A leg may hang from its own girdle bone, a sided joint that names no part (MakeHuman's
+    // `pelvis.L`): the root holds that leg through it.
+    let legs = (tree.children[h].iter())
+        .filter(|&&c| {
+            upper_leg(&infos[c])
+                || (infos[c].side.is_some()
+                    && infos[c].part.is_none()
+                    && tree.children[c].iter().any(|&g| upper_leg(&infos[g])))
+        })
+        .count();
+    unnamed && legs == 2 && child_is(&spine) >= 1
 }
 
 /// The joint the two upper legs (the legs' top joints by name) first meet at.
