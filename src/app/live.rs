@@ -174,3 +174,25 @@ fn side_weights<'a>(
         o.extend_from_slice(w);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fox onto the stag, mapped by chains: no hips, so the cameras follow the pair that
+    /// carries the body (the fox's `b_Hip_01` onto the stag's `Back`), not the still roots.
+    #[test]
+    fn a_creature_mapped_by_chains_is_followed_by_the_pair_that_carries_it() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let s = Session::automatic(
+            &assets.join("gltf/Fox.glb"),
+            &assets.join("gltf/creatures/quaternius_stag_quadruped.glb"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        assert!(s.map.for_bone(crate::core::HumanBone::Hips).is_none());
+        let [source, target] = followed_joints(&s);
+        assert_eq!(s.source.skeleton().names()[source], "b_Hip_01");
+        assert_eq!(s.target.skeleton().names()[target], "Back");
+    }
+}
