@@ -92,9 +92,14 @@ fn part(bone: HumanBone) -> &'static str {
 /// Up to four names of `rows` on the target, then "…".
 fn some_names(session: &Session, rows: &[usize]) -> String {
     let names = session.target.skeleton().names();
-    let shown: Vec<&str> = rows.iter().take(4).map(|&j| names[j].as_str()).collect();
-    let more = if rows.len() > 4 { ", …" } else { "" };
-    format!("{}{more}", shown.join(", "))
+    first_few(rows.iter().map(|&j| names[j].clone()), rows.len(), 4)
+}
+
+/// The first `shown` of `items` (of `total` in all), then "…" when some are left out.
+pub(crate) fn first_few(items: impl Iterator<Item = String>, total: usize, shown: usize) -> String {
+    let listed: Vec<String> = items.take(shown).collect();
+    let more = if total > shown { ", …" } else { "" };
+    format!("{}{more}", listed.join(", "))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -365,16 +370,11 @@ fn some_mappings(session: &Session, rows: &[usize]) -> String {
         session.target.skeleton().names(),
         session.source.skeleton().names(),
     );
-    let shown: Vec<String> = rows
-        .iter()
-        .take(3)
-        .filter_map(|&j| {
-            let p = session.map.for_target(j)?;
-            Some(format!("{} ← {}", t[j], s[p.source]))
-        })
-        .collect();
-    let more = if rows.len() > 3 { ", …" } else { "" };
-    format!("{}{more}", shown.join(", "))
+    let mapped = rows.iter().take(3).filter_map(|&j| {
+        let p = session.map.for_target(j)?;
+        Some(format!("{} ← {}", t[j], s[p.source]))
+    });
+    first_few(mapped, rows.len(), 3)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod side;
 mod solve;
 
 pub use causes::Cause;
+pub(crate) use causes::first_few;
 pub use chain_edits::{check_chains, end_choices, start_choices, tags_text, with_end, with_start};
 pub use edit::{Edit, EditState, rotation_name, translation_name};
 pub use export::{

@@ -7,7 +7,7 @@ use super::quality_tab::FAIL_COLOR;
 use crate::app::command::Command;
 use crate::app::names::drawable;
 use crate::core::{Axis, Unit};
-use crate::session::{Choice, Edit, Session, SideReading, SideRole, side_reading};
+use crate::session::{Choice, Edit, Session, SideReading, SideRole, first_few, side_reading};
 use eframe::egui;
 
 pub fn reading_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
@@ -49,13 +49,11 @@ fn still_skin_ui(ui: &mut egui::Ui, session: &Session) {
         return;
     }
     let names = session.target.skeleton().names();
-    let shown: Vec<&str> = still.iter().take(4).map(|&j| names[j].as_str()).collect();
-    let more = if still.len() > 4 { ", …" } else { "" };
+    let shown = first_few(still.iter().map(|&j| names[j].clone()), still.len(), 4);
     let text = format!(
-        "(!) The target's skin is bound to {} joint(s) the map leaves still ({}{more}): the \
+        "(!) The target's skin is bound to {} joint(s) the map leaves still ({shown}): the \
          mesh tears between them and the moving body. Map them, or a joint above them.",
         still.len(),
-        shown.join(", ")
     );
     ui.add(egui::Label::new(egui::RichText::new(drawable(&text)).color(FAIL_COLOR)).wrap());
 }

@@ -154,17 +154,26 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
             solve_translation(plan, fit, t, &frame, &mut world_of, target);
         }
     }
+    place_followers(plan, &mut world_of, target);
+    super::ik_bones::follow(&plan.ik_bones, container, target);
+}
+
+/// Followers where their anchors are; then the controls that carry followers go along, and
+/// the followers are placed again under them (the memo is off where there are carriers:
+/// `carried`).
+fn place_followers(
+    plan: &Plan,
+    world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
+    target: &mut Pose,
+) {
     for f in &plan.follows {
-        follow(f, &mut world_of, target);
+        follow(f, world_of, target);
     }
-    // Controls that carry followers go along; the followers are placed again under them
-    // (the memo is off where there are carriers: `carried`).
     if !plan.carried.is_empty() {
         for f in plan.carried.iter().chain(&plan.follows) {
-            follow(f, &mut world_of, target);
+            follow(f, world_of, target);
         }
     }
-    super::ik_bones::follow(&plan.ik_bones, container, target);
 }
 
 impl Retargeter {
@@ -181,15 +190,7 @@ impl Retargeter {
         }
         let container = self.plan.target_container;
         let mut world_of = |chain: &[usize], pose: &Pose| chain_world(container, chain, pose);
-        let plan = &self.plan;
-        for f in plan
-            .follows
-            .iter()
-            .chain(&plan.carried)
-            .chain(&plan.follows)
-        {
-            follow(f, &mut world_of, pose);
-        }
+        place_followers(&self.plan, &mut world_of, pose);
     }
 }
 
