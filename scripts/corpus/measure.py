@@ -88,6 +88,23 @@ def measure_own(source_dump, output_dump):
     return fig
 
 
+def floor_reading(rest, clip, feet):
+    """The reading judge takes the target's own floor from (its lowest feet): the rest pose,
+    unless the target's own clip stands lower than the rest by more than judge's contact band
+    (4 % of the height) on every foot: a rest pose that is a frame in mid-air (a jump), where
+    the feet of the character's own motion say where its floor is."""
+    if not clip or not feet:
+        return rest
+    r, c = json.load(open(rest))["joints"], json.load(open(clip))["joints"]
+    if any(f not in r or f not in c for f in feet):
+        return rest
+    first = [p[0] for p in r.values()]
+    height = max(p[1] for p in first) - min(p[1] for p in first)
+    lowest = lambda d, f: min(p[1] for p in d[f])
+    airborne = all(lowest(r, f) - lowest(c, f) > 0.04 * height for f in feet)
+    return clip if airborne else rest
+
+
 def measure_pair(source, target, dumps, work, slug):
     """judge's figures for a pair onto another character: each measure against the source's
     own where judge's rule asks for it (ground, skate)."""
@@ -103,6 +120,7 @@ def measure_pair(source, target, dumps, work, slug):
     sub = lambda x, y: None if x is None or y is None else x - y
     fig = {"direction": val(judge("directions", a, b, spec_path), "dir_mean"),
            "body": val(judge("integrity", t, b), "length_change_max")}
+    t = floor_reading(t, dumps.get("target_clip"), [f[1] for f in spec["feet"]])
     if "hips_a" in spec and len(spec["feet"]) == 2:
         fig["pelvis"] = val(judge("pelvis", a, b, t, spec_path), "pelvis_diff")
         g, g0 = judge("ground", a, b, t, spec_path), judge("ground", a, a, a, own_path)

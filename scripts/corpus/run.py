@@ -298,6 +298,8 @@ def main():
             jobs[key] = (path, args, os.path.join(work, "dumps", name + ".json"))
         return jobs[key][2]
 
+    own_clips = {p["source"]["path"]: p["clip"] for p in all_pairs
+                 if p["kind"] == "own" and p.get("clip") and not p.get("error")}
     for p in chosen:
         if p.get("error") or not p.get("output"):
             continue
@@ -311,12 +313,20 @@ def main():
         else:
             p["dumps"]["output"] = want(p["output"], ["-a", "0"])
             p["dumps"]["target"] = want(rest_copy(p["target"], work), dump_args(p["target"]))
+            # A character with clips of its own: the clip its own pair plays, whose feet say
+            # where its floor is when its rest pose does not stand (`measure.floor_reading`).
+            own_clip = own_clips.get(p["target"]["path"])
+            if own_clip is not None:
+                p["dumps"]["target_clip"] = want(p["target"]["path"], dump_args(p["target"], own_clip))
     errors = run_dumps(list(jobs.values()), work)
     print(f"corpus: read back by Blender in {time.time() - started:.0f} s", flush=True)
 
     def judged(p):
         if p.get("error") or "dumps" not in p:
             return
+        if not os.path.exists(p["dumps"].get("target_clip", "/")):
+            # Only a second opinion on the floor: judged without it where Blender read none.
+            p["dumps"].pop("target_clip", None)
         missing = [k for k, d in p["dumps"].items() if not os.path.exists(d)]
         if missing:
             path = {"source": p["source"]["path"], "target": p["target"]["path"],
