@@ -70,8 +70,11 @@ impl Side {
     }
 
     /// Per capsule joint, the bind-pose vertices whose strongest weight is on it, or on an
-    /// unlabelled joint below it (a twist bone); vertices of other labelled bones (fingers,
-    /// the neck, the head) are not its skin.
+    /// unlabelled joint below it that lies inside its capsule at the proportional radius,
+    /// as its way down does (a twist bone). Vertices of other labelled bones (fingers, the
+    /// neck, the head) are not its skin, nor those of a bone that leaves the body part (a
+    /// prop's: Godette's backpack, hung from her chest, took her chest's radius from 0.08
+    /// to 0.12 of her height, and her arms read as inside it).
     fn skin_by_capsule(
         &self,
         body: &BodyCapsules,
@@ -80,21 +83,21 @@ impl Side {
     ) -> Vec<Vec<Vec3>> {
         let parents = self.skeleton().parents();
         let n = parents.len();
-        let owner: Vec<Option<usize>> = (0..n)
-            .map(|j| {
-                let mut at = Some(j);
-                while let Some(k) = at {
-                    if body.part[k].is_some() {
-                        return Some(k);
-                    }
-                    if labels[k].is_some() {
-                        return None;
-                    }
-                    at = parents[k];
-                }
+        let at: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
+        // Parents come before their children: each joint's owner from its parent's.
+        let mut owner: Vec<Option<usize>> = vec![None; n];
+        for j in 0..n {
+            owner[j] = if body.part[j].is_some() {
+                Some(j)
+            } else if labels[j].is_some() {
                 None
-            })
-            .collect();
+            } else {
+                parents[j]
+                    .filter(|&p| p < j)
+                    .and_then(|p| owner[p])
+                    .filter(|&o| body.holds(o, at[j], &at))
+            };
+        }
         let mut points = vec![Vec::new(); n];
         for mesh in self.skinned_meshes() {
             for prim in &mesh.primitives {

@@ -175,3 +175,37 @@ fn arms_hanging_closer_to_the_body_are_kept_out_of_a_broad_torso() {
     );
     assert!(a <= 10.0, "{a}");
 }
+
+/// Godette (a lowpoly VRM) wears a backpack on bones hung from her chest, behind it: its
+/// skin is not her chest's. Taken for it, it made her chest's capsule 0.12 of her height
+/// wide instead of 0.08, and the keep-out pass pushed the arms of GAMES-105's walk out of
+/// a torso they were not in (judge's direction 5.2° against 1.6° with the pass off).
+#[test]
+fn a_backpack_hung_from_the_chest_is_not_the_chest_s_skin() {
+    use crate::common::corpus_path;
+    let (Some(source), Some(target)) = (
+        corpus_path("sets/bvh/games105_walk60.bvh"),
+        corpus_path("characters/vrm/godot_vrm_godette_vrm0_lowpoly.vrm"),
+    ) else {
+        return;
+    };
+    let mut s = Session::automatic(&source, &target, &ImportOptions::default()).unwrap();
+    let body = s.target.body_capsules();
+    let chest = body.joints_of(BodyPart::Torso).last().unwrap();
+    let share = body.radius[chest] / body.height;
+    let direction = |r: &Report| r.direction.as_ref().unwrap().mean_deg;
+    let (off, on) = (judged(&mut s, false), judged(&mut s, true));
+    println!(
+        "games105_walk60 → Godette: chest radius {share:.3} of the height; direction {:.2}° off, {:.2}° on",
+        direction(&off),
+        direction(&on)
+    );
+    assert!(share < 0.09, "the backpack widens the chest: {share}");
+    assert!(
+        direction(&on) < direction(&off) + 0.5,
+        "the pass turns the arms off the source's: {} vs {}",
+        direction(&on),
+        direction(&off)
+    );
+    assert!(on.passed(), "{}", on.to_text());
+}

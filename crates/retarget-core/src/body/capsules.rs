@@ -212,16 +212,33 @@ impl BodyCapsules {
     /// by `scale` (the height there over the height the radii were fitted at).
     pub fn capsule(&self, j: usize, positions: &[Vec3], scale: f32) -> Option<(Vec3, Vec3, f32)> {
         let part = (*self.part.get(j)?)?;
-        let start = *positions.get(j)?;
-        let end = match (*self.end.get(j)?)? {
-            CapsuleEnd::Joint(k) => *positions.get(k)?,
-            CapsuleEnd::Beyond { from, share } => start + (start - *positions.get(from)?) * share,
-        };
+        let (start, end) = self.bone(j, positions)?;
         let start = match part {
             BodyPart::LeftThigh | BodyPart::RightThigh => start.lerp(end, THIGH_TRIM),
             _ => start,
         };
         Some((start, end, self.radius[j] * scale))
+    }
+
+    /// Capsule `j`'s bone at `positions`: from its joint to its end, untrimmed.
+    fn bone(&self, j: usize, positions: &[Vec3]) -> Option<(Vec3, Vec3)> {
+        let start = *positions.get(j)?;
+        let end = match (*self.end.get(j)?)? {
+            CapsuleEnd::Joint(k) => *positions.get(k)?,
+            CapsuleEnd::Beyond { from, share } => start + (start - *positions.get(from)?) * share,
+        };
+        Some((start, end))
+    }
+
+    /// Whether `point` lies within capsule `j`'s radius of its whole bone at `positions`
+    /// (a thigh's top included): where a twist bone of the part sits, and a prop's bone
+    /// (a backpack on the chest) does not.
+    pub fn holds(&self, j: usize, point: Vec3, positions: &[Vec3]) -> bool {
+        self.part.get(j).copied().flatten().is_some()
+            && self.bone(j, positions).is_some_and(|(a, b)| {
+                let (s, _) = super::distance::closest_points(a, b, point, point);
+                a.lerp(b, s).distance(point) <= self.radius[j]
+            })
     }
 
     /// The deepest contact of any `limb` capsule into any `other` capsule at `positions`.
@@ -457,6 +474,23 @@ mod tests {
             .deepest(BodyPart::LeftForearm, BodyPart::Torso, &inside, 1.0)
             .unwrap();
         assert!((c.depth - 0.0575).abs() < 1e-5 && c.normal.abs_diff_eq(Vec3::X, 1e-5));
+    }
+
+    #[test]
+    fn a_capsule_holds_the_points_within_its_radius_of_its_whole_bone() {
+        let (parents, labels, rest) = figure();
+        let body =
+            BodyCapsules::from_bones(&parents, &labels, &rest, BodyCapsules::height_of(&rest));
+        // The chest's capsule (1.35 to 1.55, radius 0.1225): a twist bone on its axis and
+        // a point just past its top are inside; a backpack 0.15 behind it is not.
+        assert!(body.holds(2, Vec3::new(0.0, 1.45, 0.0), &rest));
+        assert!(body.holds(2, Vec3::new(0.0, 1.65, 0.05), &rest));
+        assert!(!body.holds(2, Vec3::new(0.0, 1.4, 0.15), &rest));
+        // A thigh's top, trimmed from its capsule, is still its bone's: a twist bone at
+        // the hip joint belongs to it.
+        assert!(body.holds(8, rest[8] + Vec3::new(0.0, -0.01, 0.0), &rest));
+        // A joint without a capsule holds nothing.
+        assert!(!body.holds(4, rest[4], &rest));
     }
 
     #[test]
