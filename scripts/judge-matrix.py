@@ -12,7 +12,9 @@ thresholds (except the measures the manifest lists as known), and judge must agr
 this Blender cannot import, Draco, an extension its add-on lacks or a humanoid with no skin, is
 read by ref-dump). The
 target's own pose is its file posed in its bind pose with no animation (`target_bind`), or, for
-a BVH target, the target file itself: its own clip, whose lowest feet are its floor.
+a BVH target, the target file itself: its own clip, whose lowest feet are its floor. As `check`
+does, the body is also held to the target as its file declares it (`target_declared`: Blender's
+reading of the target's own first clip), and the worse figure counts.
 Each case's FBX of the same retarget (written beside its output) is read by Blender's FBX
 importer too, and must put every joint where Blender's reading of the GLB (or BVH) does, within
 FBX_TOL of the figure's size.
@@ -24,6 +26,7 @@ the matrix test): a second reader checks the positions, not the capsules.
 Exit 0 when all hold, 1 otherwise. Python standard library only.
 """
 import concurrent.futures as cf
+import hashlib
 import json
 import os
 import subprocess
@@ -32,6 +35,7 @@ import sys
 # judge's figures as a dict, shared with the corpus harness.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
 from measure import judge  # noqa: E402
+from run import rest_copy  # noqa: E402
 
 TOOLS = os.environ.get("SHARED_TOOLS", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "tools"))
 LIMITS = {"direction": 5.0, "body": 1e-2, "pelvis": 0.05, "ground": 25.0, "skate": 5.0,
@@ -159,6 +163,19 @@ def penetration_excess(case, a, b):
     return max(t - (src[i] if i < len(src) else 0.0) for i, t in enumerate(tgt))
 
 
+def declared_reading(dumps, work):
+    """The target's first clip followed by its nodes' rest, as one reading."""
+    clip = dumps["target_declared"]
+    rest = dumps.get("target_rest")
+    if not rest or not os.path.exists(rest):
+        return clip
+    a, b = json.load(open(clip)), json.load(open(rest))
+    joints = {n: v + b["joints"][n] for n, v in a["joints"].items() if n in b["joints"]}
+    out = os.path.join(work, os.path.basename(clip) + ".rest.json")
+    json.dump(dict(a, frames=a["frames"] + [a["frames"][-1] + 1.0], joints=joints), open(out, "w"))
+    return out
+
+
 def measure(case, dumps, work):
     a, b, t = dumps["source"], dumps["output"], dumps["target"]
     spec = os.path.join(work, case["slug"] + ".spec.json")
@@ -171,6 +188,14 @@ def measure(case, dumps, work):
     json.dump(own, open(spec_own, "w"))
     d = judge("directions", a, b, spec)
     i = judge("integrity", dumps.get("target_own", t), b)
+    if "target_declared" in dumps:
+        # As `check` does: the body held to the target as its file declares it (Blender's
+        # reading of its own first clip, then of its nodes' rest where the file has one
+        # apart: a bone the two disagree on is not held rigid) as well as to its bind
+        # pose; the worse of the two.
+        declared = judge("integrity", declared_reading(dumps, work), b)
+        if declared and (not i or declared.get("length_change_max", 0) > i.get("length_change_max", 0)):
+            i = declared
     p = judge("pelvis", a, b, t, spec)
     g, g0 = judge("ground", a, b, t, spec), judge("ground", a, a, a, spec_own)
     s, s0 = judge("skate", a, b, spec), judge("skate", a, a, spec_own)
@@ -239,6 +264,19 @@ def main():
         key = bind + " " + " ".join(bind_args)
         c["dumps"]["target"] = jobs.setdefault(
             key, (bind, bind_args, os.path.join(work, f"tgt{len(jobs)}.json")))[2]
+        declared = c.get("target_declared")
+        if declared:
+            args = c.get("target_declared_args", [])
+            key = declared + " " + " ".join(args)
+            c["dumps"]["target_declared"] = jobs.setdefault(
+                key, (declared, args, os.path.join(work, f"decl{len(jobs)}.json")))[2]
+            # Its nodes' rest: a copy without its animations (one per file, named by its path).
+            named = hashlib.sha1(declared.encode()).hexdigest()[:8] + os.path.basename(declared)
+            rest = rest_copy({"path": declared, "file": named}, work)
+            if rest != declared:
+                # The clip's `-a` (last) left off: the copy has no animation.
+                c["dumps"]["target_rest"] = jobs.setdefault(
+                    rest + " rest", (rest, args[:-2], rest + ".json"))[2]
         own = c.get("target_own")
         if own:
             # The body against the target's own clip (its root motion moves a joint below

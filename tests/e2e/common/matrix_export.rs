@@ -258,11 +258,11 @@ pub fn export_case(
         (target.path.clone(), own.clone(), own, None)
     } else if let Some(name) = own_clip {
         let own = vec!["-a".to_owned(), name];
-        (target.path.clone(), own, a0, None)
+        (target.path.clone(), own, a0.clone(), None)
     } else {
         let bind = out.with_extension("bind.glb");
         bind_pose_copy(session, out, &bind)?;
-        (bind, Vec::new(), a0, own_clip_target(session))
+        (bind, Vec::new(), a0.clone(), own_clip_target(session))
     };
     // Of several armatures (a Rigify export's unskinned `metarig` beside its `rig`), Blender
     // names the first one's bones plainly: the judge reads the one the retarget drove.
@@ -272,6 +272,19 @@ pub fn export_case(
         target_args.extend(armature.clone());
         output_args.extend(armature);
     }
+    // `check` holds the body to the target as its file declares it as well as to the bind
+    // (`Report::add_declared_body`): judge reads the file's own first clip too, by Blender.
+    let keyed = target.asset.clips.iter().find(|c| c.clip.frame_count() > 0);
+    let declared = keyed
+        .filter(|_| target_bind != target.path && target_own.is_none())
+        .map(|c| {
+            let clip = ["-a".to_owned(), c.animation.to_string()];
+            (
+                target.path.clone(),
+                target_args.iter().cloned().chain(clip).collect::<Vec<_>>(),
+            )
+        });
+    let (declared, declared_args) = declared.unzip();
     let source = &session.source;
     let judge_source = in_place_copy(source, out)?.unwrap_or_else(|| source.path.clone());
     let source_args: Vec<String> = if source.asset.format == Format::Bvh {
@@ -289,6 +302,8 @@ pub fn export_case(
         "target_bind": target_bind,
         "target_args": target_args,
         "target_own": target_own,
+        "target_declared": declared,
+        "target_declared_args": declared_args,
         "output": out,
         "output_args": output_args,
         "fbx": fbx,
