@@ -21,6 +21,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_causes: bool,
     #[command(flatten)]
+    pub fix: super::self_check::FixArgs,
+    #[command(flatten)]
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
     pub solve: super::SolveArgs,
@@ -120,6 +122,19 @@ struct CheckOutput<'a> {
     unmapped_chains: Vec<String>,
     /// The likeliest causes of a failing report, best first, each with its tested fix.
     causes: Vec<CauseOutput>,
+    /// The fix taken because the automatic set-up failed and it passes (`--no-fix` keeps
+    /// the set-up); the report is the one with it.
+    taken: Option<TakenOutput>,
+}
+
+/// A fix `check` took, as `retarget` takes it too.
+#[derive(Serialize)]
+struct TakenOutput {
+    sentence: String,
+    fix: String,
+    measure: &'static str,
+    before: f64,
+    after: f64,
 }
 
 /// The report as text or JSON, and whether every measure passed.
@@ -152,6 +167,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
     let limits = Thresholds::default();
     let report = session.quality(Some(&clip), &limits)?;
     super::interrupt::check()?;
+    let (report, taken) = args
+        .fix
+        .take(&mut session, &args.open, &clip, report, &progress)?;
     let causes = if args.no_causes || report.passed() {
         Vec::new()
     } else {
@@ -168,6 +186,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
         report: &report,
         unmapped_chains: unmapped_chains(&session),
         causes: causes.iter().map(|c| cause_output(&session, c)).collect(),
+        taken: taken.as_ref().map(|t| TakenOutput {
+            sentence: t.sentence(),
+            fix: t.cause.fix_label.clone(),
+            measure: t.cause.measure.label(),
+            before: t.cause.before,
+            after: t.cause.after,
+        }),
     };
     if args.json {
         return Ok((serde_json::to_string_pretty(&out)? + "\n", passed));
@@ -190,6 +215,9 @@ fn text(session: &Session, out: &CheckOutput) -> String {
             "{role}: unit {} ({}), up {} ({}), turned {}° to face +Z, reference {}",
             d.unit, d.unit_source, d.up, d.up_source, d.facing_turn_deg, d.reference
         );
+    }
+    if let Some(t) = &out.taken {
+        let _ = writeln!(s, "{}", t.sentence);
     }
     s.push_str(&out.report.to_text());
     if !s.ends_with('\n') {

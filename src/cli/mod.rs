@@ -10,6 +10,7 @@ pub mod interrupt;
 pub mod map;
 pub mod progress;
 pub mod retarget;
+pub mod self_check;
 
 use crate::core::{Axis, Unit};
 use clap::{Parser, Subcommand};

@@ -55,6 +55,8 @@ pub struct RetargetArgs {
     pub quiet: super::progress::QuietArg,
     #[command(flatten)]
     pub solve: super::SolveArgs,
+    #[command(flatten)]
+    pub fix: super::self_check::FixArgs,
 }
 
 /// How the exported clip moves over the ground.
@@ -132,6 +134,21 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
             session.source.path.display()
         );
     }
+    // One clip: the automatic set-up judged on it, and a passing fix taken where it fails
+    // (as `check` takes it, so the two judge and write the same).
+    let mut notes = Vec::new();
+    if let [clip] = clips.as_slice() {
+        let name = session.source_clip(clip.as_deref())?.name.clone();
+        let limits = crate::core::quality::Thresholds::default();
+        if !args.fix.no_fix && args.open.project.is_none() {
+            if let Ok(report) = session.quality(Some(&name), &limits) {
+                let (_, taken) =
+                    args.fix
+                        .take(&mut session, &args.open, &name, report, &progress)?;
+                notes.extend(taken.map(|t| format!("note: {}", t.sentence())));
+            }
+        }
+    }
     let reduce = (args.reduce_deg.is_some() || args.reduce_mm.is_some()).then(|| {
         let d = KeyReduction::default();
         KeyReduction {
@@ -147,7 +164,6 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
         && (target.joint_nodes)
             .get(session.target.skeleton_index)
             .is_none_or(|n| n.len() != joints);
-    let mut notes = Vec::new();
     let format = match format {
         ExportFormat::GlbWithCharacter if bare => {
             notes.push(format!(

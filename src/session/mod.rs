@@ -18,6 +18,7 @@ mod hands;
 mod missing;
 mod quality_report;
 mod reading;
+mod self_check;
 mod side;
 mod solve;
 
@@ -36,6 +37,7 @@ pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
 pub use reading::{Choice, SideReading, side_reading};
 pub use solve::FootContacts;
 
+pub use self_check::TakenFix;
 pub use side::{Side, SideRole};
 
 use crate::core::align::bone_direction_errors;

@@ -293,3 +293,53 @@ fn a_failing_report_names_its_likeliest_cause_and_fix() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["causes"].as_array().map(Vec::len), Some(0));
 }
+
+/// Check yourself: a real pair whose automatic set-up fails (GDQuest's mannequin with UE
+/// names onto a VRoid character, 6.5° off) takes the tested fix that passes, says so, and
+/// `retarget` writes the same; `--no-fix` keeps the failing set-up.
+#[test]
+fn a_failing_automatic_set_up_takes_the_fix_that_passes_and_says_so() {
+    use crate::common::corpus::corpus_path;
+    let Some(source) = corpus_path("sets/gltf/gdquest_mannequiny_ue_names.glb") else {
+        return;
+    };
+    let Some(target) = corpus_path("characters/gltf/vroid_talkinghead_blender_converted_arkit.glb")
+    else {
+        return;
+    };
+    let (s, t) = (source.to_str().unwrap(), target.to_str().unwrap());
+    let kept = check(&["--source", s, "--target", t, "--no-fix", "--no-causes"]);
+    assert_eq!(
+        kept.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&kept.stdout)
+    );
+    let o = check(&["--source", s, "--target", t, "--json", "--no-causes"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sentence = v["taken"]["sentence"].as_str().unwrap_or_default();
+    assert!(
+        sentence.contains("took the fix that passes"),
+        "{}",
+        v["taken"]
+    );
+    assert_eq!(v["report"]["passed"].as_bool(), Some(true));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fixed.glb");
+    let said = crate::common::cli_ok(&[
+        "retarget",
+        "--source",
+        s,
+        "--target",
+        t,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(said.contains(sentence), "{said}");
+}
