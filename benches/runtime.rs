@@ -89,6 +89,7 @@ fn pair_65() -> Pair {
     let reference = ReferencePose {
         locals,
         container: s.target.reference.container,
+        stance_height: s.target.reference.stance_height,
     };
     let source = s.source.skeleton();
     let mut r = Retargeter::new(source, &s.source.reference, &target, &reference, &s.map)

@@ -521,7 +521,14 @@ impl Side {
             .iter()
             .filter_map(|(name, q)| Some((skeleton.find(name)?, *q)))
             .collect();
+        let stance = match self.file.reference {
+            PoseSource::Bind | PoseSource::Rest => Some(base.clone()),
+            PoseSource::Frame { .. } => None,
+        };
         let mut reference = ReferencePose::new(skeleton, base, &self.file.container, &offsets);
+        if let Some(stance) = stance {
+            reference = reference.standing_in(skeleton, &stance);
+        }
         let labels: Vec<_> = self.labels.iter().map(|l| l.map(|l| l.bone)).collect();
         let attached = crate::core::characterize::attachments(skeleton, &labels);
         crate::core::characterize::attach(skeleton, &attached, &mut reference);

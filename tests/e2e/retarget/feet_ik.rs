@@ -191,7 +191,12 @@ fn a_chain_in_absolute_mode_reaches_the_source_s_hand() {
             out.sample(t, &mut b);
             let at = |locals: Pose, side: &retarget_studio::session::Side| {
                 let container = side.reference.container;
-                let w = ReferencePose { locals, container }.world_matrices(side.skeleton());
+                let w = ReferencePose {
+                    locals,
+                    container,
+                    stance_height: None,
+                }
+                .world_matrices(side.skeleton());
                 w.iter().map(|m| m.w_axis.truncate()).collect::<Vec<_>>()
             };
             let (wa, wb) = (at(a, &s.source), at(b, &s.target));

@@ -157,6 +157,7 @@ mod tests {
         ReferencePose {
             locals: Pose::rest(s),
             container: Mat4::IDENTITY,
+            stance_height: None,
         }
     }
 

@@ -236,6 +236,7 @@ impl Retargeter {
         let reference = crate::ReferencePose {
             locals: self.plan.target_reference.clone(),
             container: glam::Mat4::from(self.plan.target_container),
+            stance_height: None,
         };
         crate::mirror::Mirror::new(
             target,

@@ -221,16 +221,8 @@ impl Retargeter {
         let follows = plan::follow_solves(source, target, map, &tgt_ref);
         let carried = carried::carried_solves(target, map, &follows, &tgt_ref);
         let feet = foot_fits(map, &rotations, &src_ref);
-        let tgt_height = {
-            let ys = tgt_ref.positions.iter().map(|p| p.y);
-            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
-        };
-        let (lo, hi) = src_ref
-            .positions
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-                (lo.min(p.y), hi.max(p.y))
-            });
+        let tgt_height = target_reference.height(&tgt_ref.world);
+        let src_height = source_reference.height(&src_ref.world);
         let moved = |p: &&crate::BonePair| p.translation != TranslationMode::None;
         let roots = map
             .pairs()
@@ -334,7 +326,7 @@ impl Retargeter {
             ),
             ik_bones: ik_bones::ik_bones(source, target, map, &tgt_ref),
             feet,
-            source_height: (hi - lo).max(1e-6),
+            source_height: src_height.max(1e-6),
             target_height: tgt_height.max(1e-6),
             source_placed,
             source_placed_rigid,
