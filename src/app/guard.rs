@@ -12,6 +12,7 @@ pub enum Job {
     Edit,
     Export,
     Quality,
+    Causes,
     Contacts,
     Save,
 }
@@ -24,6 +25,7 @@ impl Job {
             Job::Edit => "The change",
             Job::Export => "The export",
             Job::Quality => "The quality report",
+            Job::Causes => "The search for likely causes",
             Job::Contacts => "The contact bars",
             Job::Save => "Saving",
         }

@@ -288,18 +288,29 @@ impl Session {
         report: &Report,
         limits: &Thresholds,
     ) -> Result<Vec<Cause>, SessionError> {
+        self.causes_with_progress(clip, report, limits, &|_, _| true)
+    }
+
+    /// `causes`, telling `progress` how many fixes of how many are tested before each (each
+    /// is a solve of the whole clip); stops with `SessionError::Cancelled` when it returns
+    /// false.
+    pub fn causes_with_progress(
+        &self,
+        clip: Option<&str>,
+        report: &Report,
+        limits: &Thresholds,
+        progress: &dyn Fn(usize, usize) -> bool,
+    ) -> Result<Vec<Cause>, SessionError> {
         if report.passed {
             return Ok(Vec::new());
         }
-        let auto = self.automatic_map();
-        let mut hypotheses: Vec<Hypothesis> =
-            self.translation_hypothesis(&auto).into_iter().collect();
-        hypotheses.extend(self.label_hypotheses(&auto));
-        let named: Vec<usize> = hypotheses.iter().flat_map(|h| h.rows.clone()).collect();
-        hypotheses.extend(self.automatic_hypothesis(&auto, &named));
-        hypotheses.extend(self.pass_hypotheses());
+        let hypotheses = self.hypotheses();
+        let all = hypotheses.len();
         let mut causes = Vec::new();
-        for h in hypotheses {
+        for (tested, h) in hypotheses.into_iter().enumerate() {
+            if !progress(tested, all) {
+                return Err(SessionError::Cancelled);
+            }
             let mut trial = self.clone();
             if trial.apply_edit(&h.fix).is_err() {
                 continue;
@@ -311,10 +322,24 @@ impl Session {
                 causes.push(cause);
             }
         }
+        progress(all, all);
         causes.sort_by(|a, b| {
             (b.passes_after.cmp(&a.passes_after)).then(gain(a).total_cmp(&gain(b)).reverse())
         });
         Ok(causes)
+    }
+
+    /// Every fix worth testing: the translation copied, the rows labelled otherwise, the
+    /// rows mapped otherwise than the automatic map, the solve passes.
+    fn hypotheses(&self) -> Vec<Hypothesis> {
+        let auto = self.automatic_map();
+        let mut hypotheses: Vec<Hypothesis> =
+            self.translation_hypothesis(&auto).into_iter().collect();
+        hypotheses.extend(self.label_hypotheses(&auto));
+        let named: Vec<usize> = hypotheses.iter().flat_map(|h| h.rows.clone()).collect();
+        hypotheses.extend(self.automatic_hypothesis(&auto, &named));
+        hypotheses.extend(self.pass_hypotheses());
+        hypotheses
     }
 }
 
@@ -486,6 +511,35 @@ mod tests {
             HumanBone::LeftShoulder,
             "1 joint takes a neighbouring joint's motion",
         );
+    }
+
+    /// The search counts the fixes it tests, and stops when told to.
+    #[test]
+    fn the_search_counts_its_fixes_and_stops_when_told() {
+        let mut s = walk_on_cesium();
+        let limits = Thresholds::default();
+        let row = target_joint(&s, HumanBone::LeftFoot);
+        let from = s.source.labelled_joint(HumanBone::LeftHand);
+        s.apply_edit(&Edit::MapBone {
+            target: row,
+            source: from,
+        })
+        .unwrap();
+        let report = s.quality(None, &limits).unwrap();
+        let steps = std::cell::RefCell::new(Vec::new());
+        let counted = |done, all| {
+            steps.borrow_mut().push((done, all));
+            true
+        };
+        let causes = s
+            .causes_with_progress(None, &report, &limits, &counted)
+            .unwrap();
+        assert!(!causes.is_empty());
+        let steps = steps.into_inner();
+        let all = steps[0].1;
+        assert_eq!(steps, (0..=all).map(|k| (k, all)).collect::<Vec<_>>());
+        let stopped = s.causes_with_progress(None, &report, &limits, &|done, _| done < 1);
+        assert!(matches!(stopped, Err(SessionError::Cancelled)));
     }
 
     /// A passing report has no cause to name.

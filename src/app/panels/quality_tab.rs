@@ -1,7 +1,8 @@
 //! The Quality tab: the current clip's report, as `retarget-studio check` prints it, read at a
 //! glance: one row per measure with its figure and PASS or FAIL, the flags worst first, and
-//! the bones and limb segments that went furthest. The report itself is computed in the
-//! background (`app::tasks::check`); this only draws it.
+//! the bones and limb segments that went furthest, and a failing report's likeliest causes.
+//! The report and its causes are computed in the background (`app::tasks::check`), the
+//! causes after the report; this only draws them.
 
 use crate::app::names::drawable;
 use crate::app::tasks::check::QualityResult;
@@ -16,11 +17,23 @@ pub const PASS_COLOR: egui::Color32 = egui::Color32::from_rgb(90, 190, 100);
 pub const FAIL_COLOR: egui::Color32 = egui::Color32::from_rgb(230, 85, 70);
 
 /// What the tab shows: the last report finished, whether it is for the document as it is
-/// now, and whether a newer one is being computed.
+/// now, whether a newer one is being computed, and that report's causes.
 pub struct QualityView<'a> {
     pub result: Option<&'a QualityResult>,
     pub current: bool,
     pub busy: bool,
+    pub causes: CausesView<'a>,
+}
+
+/// The causes of the report shown, which follow it from a second job.
+pub enum CausesView<'a> {
+    /// Found for that report (for no other).
+    Found(&'a [Cause]),
+    /// The search failed.
+    Failed(&'a str),
+    /// Being looked for: fixes tested so far and in all (0 of 0 before the search has
+    /// counted them, or while it waits its turn).
+    Looking(usize, usize),
 }
 
 /// What a click on a cause asks for.
@@ -55,12 +68,12 @@ pub fn quality_ui(
         Some(Err(e)) => {
             ui.colored_label(FAIL_COLOR, format!("No report: {e}"));
         }
-        Some(Ok(judged)) => {
+        Some(Ok(report)) => {
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
-                    action = causes_ui(ui, &judged.report, &judged.causes, view.current);
-                    report_ui(ui, &judged.report);
+                    action = causes_ui(ui, report, &view.causes, view.current);
+                    report_ui(ui, report);
                 });
         }
     }
@@ -68,18 +81,44 @@ pub fn quality_ui(
 }
 
 /// The likeliest causes of a failing report, worst first, each with its rows and its fix
-/// (tested on a copy: the figure it gives is shown). Fixes wait for a current report.
+/// (tested on a copy: the figure it gives is shown), or that they are being looked for.
+/// Fixes wait for a current report.
 pub(crate) fn causes_ui(
     ui: &mut egui::Ui,
     r: &Report,
-    causes: &[Cause],
+    causes: &CausesView,
     current: bool,
 ) -> Option<CauseAction> {
     if r.passed {
         return None;
     }
-    let mut action = None;
     ui.strong("Likeliest causes");
+    let action = match causes {
+        CausesView::Found(causes) => found_causes_ui(ui, causes, current),
+        CausesView::Failed(e) => {
+            ui.colored_label(FAIL_COLOR, format!("No causes: {e}"));
+            None
+        }
+        CausesView::Looking(tested, all) => {
+            ui.horizontal_wrapped(|ui| {
+                ui.spinner();
+                ui.label(LOOKING);
+                if *all > 0 {
+                    ui.weak(format!("{tested} of {all} fixes tested"));
+                }
+            });
+            None
+        }
+    };
+    ui.separator();
+    action
+}
+
+/// What the tab says while the causes of the report shown are looked for.
+pub const LOOKING: &str = "Looking for likely causes…";
+
+fn found_causes_ui(ui: &mut egui::Ui, causes: &[Cause], current: bool) -> Option<CauseAction> {
+    let mut action = None;
     if causes.is_empty() {
         ui.label(
             "No map row or solve setting explains it: the measures below say what fails; \
@@ -115,7 +154,6 @@ pub(crate) fn causes_ui(
         });
         ui.add_space(4.0);
     }
-    ui.separator();
     action
 }
 

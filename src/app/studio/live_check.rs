@@ -16,48 +16,64 @@ impl StudioApp {
     }
 
     /// Starts a report when the document or the clip changed (one at a time: an edit made
-    /// while one runs is caught up when it ends). A screenshot waits for it, so that the
-    /// image shows the report and not "computing".
+    /// while one runs is caught up when it ends), then, once it is in and fails, the search
+    /// for its causes. A screenshot waits for both, so that the image shows the report and
+    /// its causes and not "computing".
     pub(super) fn update_quality(&mut self, ctx: &egui::Context) {
         let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) else {
             return;
         };
         let inject = self.inject_panic == Some(crate::app::guard::Job::Quality);
-        if self.tasks.quality.request_for(session, key, ctx, inject) && inject {
+        if self
+            .tasks
+            .quality
+            .request_for(session, key.clone(), ctx, inject)
+            && inject
+        {
             self.inject_panic = None;
         }
+        let hold = self.hold_causes.clone();
+        self.tasks.quality.request_causes(session, &key, ctx, hold);
         if self.screenshot.is_some() {
-            self.tasks.quality.wait();
+            let quality = &mut self.tasks.quality;
+            quality.report.wait();
             // The report may have been for an older key; ask again, and wait again.
-            if let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) {
-                self.tasks.quality.request_for(session, key, ctx, false);
-                self.tasks.quality.wait();
-            }
+            quality.request_for(session, key.clone(), ctx, false);
+            quality.report.wait();
+            // A search for an older key stops; the one for this report follows it.
+            quality.wait_for_causes();
+            quality.request_causes(session, &key, ctx, None);
+            quality.wait_for_causes();
         }
     }
 
     /// The last report finished (possibly for an earlier revision, while a newer one is
     /// being computed); `None` before the first or when it failed.
     pub fn quality_report(&self) -> Option<&Report> {
-        let (result, _) = self.tasks.quality.latest(None)?;
-        result.as_deref().ok().map(|j| &j.report)
+        let (result, _) = self.tasks.quality.report.latest(None)?;
+        result.as_deref().ok()
     }
 
-    /// True while a report is being computed in the background.
+    /// True while a report is being computed in the background (its causes not counted).
     pub fn quality_busy(&self) -> bool {
-        self.tasks.quality.busy()
+        self.tasks.quality.report.busy()
     }
 
     /// Blocks until the report being computed is done (tests).
     pub fn wait_for_quality(&mut self) {
-        self.tasks.quality.wait();
+        self.tasks.quality.report.wait();
+    }
+
+    /// Blocks until the causes being looked for are found (tests): the search starts on
+    /// the frame after its failing report arrived.
+    pub fn wait_for_causes(&mut self) {
+        self.tasks.quality.wait_for_causes();
     }
 
     /// The strip under the timeline's rail, from the last report for this clip.
     pub(super) fn quality_strip_ui(&mut self, ui: &mut egui::Ui, rail: egui::Rangef) {
         let Some(info) = self.clip_info() else { return };
-        let judged = self.tasks.quality.latest_for_clip(self.clip.as_deref());
-        let report = judged.map(|j| &j.report);
+        let report = (self.tasks.quality.report).latest_for_clip(self.clip.as_deref());
         let badness = report.map(|r| r.frame_badness.as_slice());
         let mut strip = strip_ui(ui, rail, badness, &mut self.playback, &info);
         if let Some(r) = report {

@@ -11,6 +11,7 @@ use super::guard::{Job, catch};
 use super::live::LiveRetarget;
 use super::panels::{self, Tab};
 use super::screenshot::ScreenshotJob;
+use super::tasks::keyed::Gate;
 use super::timeline::{ClipInfo, Playback, timeline_ui};
 use eframe::egui;
 use serde::{Deserialize, Serialize};
@@ -130,6 +131,10 @@ pub struct StudioApp {
     /// Test hook: the next job of this kind panics (see `guard`).
     #[doc(hidden)]
     pub inject_panic: Option<Job>,
+    /// Test hook: the searches for a report's causes wait at this gate until the test
+    /// opens it, so that it sees the report while its causes are pending.
+    #[doc(hidden)]
+    pub hold_causes: Option<Gate>,
 }
 
 impl StudioApp {
@@ -186,6 +191,7 @@ impl StudioApp {
             drawn: parts::Drawn::default(),
             autosave: launch.recovery.clone().map(Autosave::new),
             inject_panic: None,
+            hold_causes: None,
             no_dialogs: std::env::var_os("RETARGET_STUDIO_NO_DIALOGS").is_some(),
         };
         app.open_launch_files(&launch);

@@ -1,9 +1,13 @@
-//! The quality report of the current clip, computed on a copy of the session in a
-//! background thread (`tasks::keyed`): it retargets the whole clip, which the UI thread must
-//! never wait for.
+//! The quality report of the current clip and its likeliest causes, each computed on a copy
+//! of the session in a background thread (`tasks::keyed`): the report retargets the whole
+//! clip, and the causes judge it again once per fix they test (up to about 7 more solves),
+//! which the UI thread must never wait for. Two jobs, so that the report is shown as soon as
+//! it is computed and the causes follow; both are keyed by the document's revision and the
+//! clip, and causes are only ever shown beside the report they were computed with.
 
-use super::keyed::{KeyedTask, TaskKey, TaskResult};
-use crate::app::panels::quality_tab::QualityView;
+use super::keyed::{Gate, KeyedTask, TaskKey, TaskResult};
+use crate::app::guard::Job;
+use crate::app::panels::quality_tab::{CausesView, QualityView};
 use crate::core::quality::{Report, Thresholds};
 use crate::session::{Cause, Session};
 use eframe::egui;
@@ -11,21 +15,20 @@ use eframe::egui;
 /// What a report was computed for: the document's revision and the clip.
 pub type QualityKey = TaskKey;
 
-/// A report and, when it fails, its likeliest causes with their tested fixes.
-#[derive(Debug)]
-pub struct Judged {
-    pub report: Report,
-    pub causes: Vec<Cause>,
+pub type QualityResult = TaskResult<Report>;
+
+/// The report and the causes: the last finished of each, and the ones being computed.
+pub struct QualityState {
+    pub(crate) report: KeyedTask<Report>,
+    causes: KeyedTask<Vec<Cause>>,
 }
-
-pub type QualityResult = TaskResult<Judged>;
-
-/// The last report finished, and the one being computed.
-pub type QualityState = KeyedTask<Judged>;
 
 impl QualityState {
     pub fn quality() -> Self {
-        Self::new(crate::app::guard::Job::Quality)
+        Self {
+            report: KeyedTask::new(Job::Quality),
+            causes: KeyedTask::new(Job::Causes),
+        }
     }
 
     /// Starts a report for `key` unless one is running or the last one is for `key`;
@@ -38,21 +41,78 @@ impl QualityState {
         inject_panic: bool,
     ) -> bool {
         let (session, clip) = (session.clone(), key.1.clone());
-        self.request(key, ctx, inject_panic, move || {
-            let limits = Thresholds::default();
-            let report = session.quality(Some(&clip), &limits)?;
-            let causes = session.causes(Some(&clip), &report, &limits)?;
-            Ok(Judged { report, causes })
+        self.report.request(key, ctx, inject_panic, move || {
+            Ok(session.quality(Some(&clip), &Thresholds::default())?)
         })
+    }
+
+    /// Once `key`'s report is in and fails, starts looking for its causes, unless that is
+    /// running or done; a search for another key is told to stop, its result being stale.
+    /// `hold` is the tests' hook: the search waits at it once it has counted its fixes.
+    pub fn request_causes(
+        &mut self,
+        session: &Session,
+        key: &QualityKey,
+        ctx: &egui::Context,
+        hold: Option<Gate>,
+    ) {
+        self.report.poll();
+        self.causes.supersede(Some(key));
+        let Some(Ok(report)) = self.report.result_for(key) else {
+            return;
+        };
+        // Checked before the copy of the session, which would be made every frame else.
+        if report.passed || !self.causes.needs(key) {
+            return;
+        }
+        let (session, clip, report) = (session.clone(), key.1.clone(), report.clone());
+        self.causes
+            .request_with_progress(key.clone(), ctx, false, move |progress| {
+                let tested = |done, all| {
+                    if let Some(gate) = hold.as_ref().filter(|_| done == 0) {
+                        progress.step(done, all);
+                        gate.pass();
+                    }
+                    progress.step(done, all)
+                };
+                let limits = Thresholds::default();
+                Ok(session.causes_with_progress(Some(&clip), &report, &limits, &tested)?)
+            });
+    }
+
+    /// Blocks until the causes being looked for are found (tests and screenshots).
+    pub fn wait_for_causes(&mut self) {
+        self.causes.wait();
     }
 
     /// What the Quality tab shows when the report must be for `key`.
     pub fn view(&self, key: Option<&QualityKey>) -> QualityView<'_> {
-        let latest = self.latest(key);
+        let last = self.report.last();
         QualityView {
-            result: latest.map(|(r, _)| r),
-            current: latest.is_some_and(|(_, current)| current),
-            busy: self.busy(),
+            result: last.map(|(_, r)| r),
+            current: last.is_some_and(|(k, _)| Some(k) == key),
+            busy: self.report.busy(),
+            causes: last.map_or(CausesView::Looking(0, 0), |(k, _)| self.causes_view(k)),
         }
+    }
+
+    /// The causes of the report for `key`: found, failed, or being looked for (with the
+    /// fixes tested so far when the search for them runs).
+    fn causes_view(&self, key: &QualityKey) -> CausesView<'_> {
+        match self.causes.result_for(key) {
+            Some(Ok(causes)) => CausesView::Found(causes),
+            Some(Err(e)) => CausesView::Failed(e),
+            None => {
+                let running = self.causes.running().filter(|(k, _)| *k == key);
+                let (tested, all) = running.map_or((0, 0), |(_, steps)| steps);
+                CausesView::Looking(tested, all)
+            }
+        }
+    }
+
+    /// Forgets everything (another document).
+    pub fn clear(&mut self) {
+        self.report.clear();
+        self.causes.clear();
     }
 }

@@ -1,5 +1,6 @@
 //! The editor when a pair goes wrong (egui_kittest): the Quality tab names the likeliest
-//! cause and offers its fix as one undoable edit, the bone map shows the rows it means, the
+//! cause and offers its fix as one undoable edit (the report shown first, its causes once
+//! found, never a former state's), the bone map shows the rows it means, the
 //! Skeleton tab's Reading section says how each file was read and takes another reading,
 //! and F frames while playing.
 
@@ -7,11 +8,13 @@ use crate::common::asset_path;
 use crate::common::corpus::corpus_path;
 use crate::common::editor::editor_launched;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use retarget_studio::app::Launch;
 use retarget_studio::app::command::Command;
 use retarget_studio::app::panels::Tab;
+use retarget_studio::app::panels::quality_tab::LOOKING;
 use retarget_studio::app::studio::StudioApp;
+use retarget_studio::app::tasks::keyed::Gate;
 use retarget_studio::core::{HumanBone, Unit};
 use retarget_studio::session::Edit;
 
@@ -28,12 +31,42 @@ fn walk_on_cesium(tab: Tab) -> H {
     )
 }
 
-/// The edits of the frames before applied, and the report for them in.
+/// The edits of the frames before applied, and the report and its causes for them in: each
+/// frame asks for the next job, which is then waited for (one a former state left running,
+/// the report, its causes).
 fn settled(h: &mut H) {
-    h.run_steps(2);
-    h.state_mut().wait_for_quality();
+    for _ in 0..5 {
+        h.step();
+        h.state_mut().wait_for_quality();
+        h.state_mut().wait_for_causes();
+    }
     h.run_steps(2);
 }
+
+/// The edits of the frames before applied and the report for them in, its causes left to
+/// be looked for.
+fn report_in(h: &mut H) {
+    for _ in 0..3 {
+        h.step();
+        h.state_mut().wait_for_quality();
+    }
+    h.run_steps(2);
+}
+
+/// Target bone `bone` mapped from the source's `from`, as the bone map would.
+fn map_from(h: &mut H, bone: HumanBone, from: HumanBone) {
+    let edit = {
+        let s = h.state().doc.session.as_ref().unwrap();
+        Edit::MapBone {
+            target: s.target.labelled_joint(bone).unwrap(),
+            source: s.source.labelled_joint(from),
+        }
+    };
+    h.state_mut().run(Command::Edit(edit));
+}
+
+/// The cause of the left foot mapped from the left hand, in the Quality tab's words.
+const FOOT_FROM_HAND: &str = "1 joint takes the motion of another body part";
 
 /// The left foot mapped from the left hand (a toe named like a finger, in the wild): the
 /// Quality tab says so in words, "Show rows" shows that row alone in the bone map, and the
@@ -41,20 +74,15 @@ fn settled(h: &mut H) {
 #[test]
 fn the_quality_tab_names_the_cause_shows_its_rows_and_fixes_it() {
     let mut h = walk_on_cesium(Tab::Quality);
-    let (foot, hand) = {
+    let foot = {
         let s = h.state().doc.session.as_ref().unwrap();
-        let foot = s.target.labelled_joint(HumanBone::LeftFoot).unwrap();
-        (foot, s.source.labelled_joint(HumanBone::LeftHand))
+        s.target.labelled_joint(HumanBone::LeftFoot).unwrap()
     };
-    h.state_mut().run(Command::Edit(Edit::MapBone {
-        target: foot,
-        source: hand,
-    }));
+    map_from(&mut h, HumanBone::LeftFoot, HumanBone::LeftHand);
     settled(&mut h);
     assert!(!h.state().quality_report().unwrap().passed);
     h.get_by_label("Likeliest causes");
-    let words = "1 joint takes the motion of another body part";
-    let cause = h.query_all_by_label_contains(words).count();
+    let cause = h.query_all_by_label_contains(FOOT_FROM_HAND).count();
     assert_eq!(cause, 1, "one cause names the foot");
 
     h.get_by_label("Show rows").click();
@@ -81,6 +109,102 @@ fn the_quality_tab_names_the_cause_shows_its_rows_and_fixes_it() {
     assert!(report.passed, "{}", report.to_text());
     assert!(h.query_by_label("Likeliest causes").is_none());
     assert_eq!(h.state().undo.undo_label(), Some("Remap 1 joint"));
+}
+
+/// The report is shown as soon as it is judged: its causes (a solve of the whole clip per
+/// fix tested) follow from a second job, the tab saying they are looked for and how far the
+/// search is meanwhile.
+#[test]
+fn the_report_is_shown_while_its_causes_are_looked_for() {
+    let mut h = walk_on_cesium(Tab::Quality);
+    settled(&mut h);
+    let gate = hold_causes(&mut h);
+    map_from(&mut h, HumanBone::LeftFoot, HumanBone::LeftHand);
+    report_in(&mut h);
+    looked_for(&mut h, &gate);
+    let report = h.state().quality_report().unwrap().clone();
+    let failed = report.verdicts.iter().filter(|v| !v.passed).count();
+    assert_eq!(h.query_all_by_label("FAIL").count(), failed + 1);
+    for v in &report.verdicts {
+        h.get_by_label(v.measure.label());
+    }
+    h.get_by_label("Likeliest causes");
+    let progress = h.get_by_label_contains("fixes tested");
+    let node = progress.accesskit_node();
+    let progress = node.label().or(node.value()).unwrap_or_default();
+    assert!(progress.starts_with("0 of "), "{progress}");
+    assert!(h.query_by_label_contains(FOOT_FROM_HAND).is_none());
+
+    gate.open();
+    h.state_mut().wait_for_causes();
+    h.run_steps(2);
+    assert!(h.query_by_label(LOOKING).is_none());
+    h.get_by_label_contains(FOOT_FROM_HAND);
+    h.get_by_label("Map it from the source joint of its name");
+}
+
+/// Causes looked for on a former state are never shown for a newer one: an edit made while
+/// they are looked for stops that search and drops what it found; causes found are shown
+/// beside their own report only; the new report's own causes follow.
+#[test]
+fn causes_of_a_former_state_are_dropped_after_an_edit() {
+    let mut h = walk_on_cesium(Tab::Quality);
+    settled(&mut h);
+    let former = hold_causes(&mut h);
+    map_from(&mut h, HumanBone::LeftFoot, HumanBone::LeftHand);
+    report_in(&mut h);
+    former.reached();
+    h.get_by_label(LOOKING);
+
+    // The foot back, the left arm from the right one: another failing state, whose search
+    // waits for the former one to stop.
+    h.state_mut().run(Command::Undo);
+    map_from(&mut h, HumanBone::LeftUpperArm, HumanBone::RightUpperArm);
+    report_in(&mut h);
+    let gate = hold_causes(&mut h);
+    former.open();
+    h.state_mut().wait_for_causes();
+    looked_for(&mut h, &gate);
+    assert!(h.query_by_label_contains(FOOT_FROM_HAND).is_none());
+    gate.open();
+    h.state_mut().wait_for_causes();
+    h.run_steps(2);
+    h.get_by_label_contains(OTHER_SIDE);
+    assert!(h.query_by_label_contains(FOOT_FROM_HAND).is_none());
+
+    // That arm from its clavicle instead: the causes found stay with their own report.
+    let gate = hold_causes(&mut h);
+    map_from(&mut h, HumanBone::LeftUpperArm, HumanBone::LeftShoulder);
+    report_in(&mut h);
+    looked_for(&mut h, &gate);
+    assert!(h.query_by_label_contains(OTHER_SIDE).is_none());
+    gate.open();
+    h.state_mut().wait_for_causes();
+    h.run_steps(2);
+    h.get_by_label_contains("1 joint takes a neighbouring joint's motion");
+}
+
+/// The cause of a left arm mapped from the right one, in the Quality tab's words.
+const OTHER_SIDE: &str = "1 joint takes the motion of the other side's joint";
+
+/// Holds the next searches for causes at a gate the test opens.
+fn hold_causes(h: &mut H) -> Gate {
+    let gate = Gate::default();
+    h.state_mut().hold_causes = Some(gate.clone());
+    gate
+}
+
+/// Once the search held at `gate` has counted its fixes: the report is for the document
+/// as it is, fails, and the tab says its causes are looked for.
+fn looked_for(h: &mut H, gate: &Gate) {
+    h.run_steps(1);
+    gate.reached();
+    h.run_steps(1);
+    let report = h.state().quality_report().unwrap();
+    assert!(!report.passed, "{}", report.to_text());
+    let busy = h.state().quality_busy();
+    assert!(!busy, "the report is for the document as it is");
+    h.get_by_label(LOOKING);
 }
 
 /// The Reading section names each side's unit and up with how they were read; picking
