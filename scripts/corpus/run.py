@@ -36,6 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import fbx_rotations  # noqa: E402
 import measure  # noqa: E402
 import pairs as pairing  # noqa: E402
 
@@ -151,6 +152,21 @@ def rest_copy(entry, work):
     body = len(text).to_bytes(4, "little") + b"JSON" + text + rest
     open(out, "wb").write(data[:8] + (12 + len(body)).to_bytes(4, "little") + body)
     return out
+
+
+def blender_input(path, work, rewritten):
+    """The file Blender is handed for a corpus file: a binary FBX whose pre- or post-rotations
+    Blender 3.4 composes otherwise than the FBX SDK (it multiplies Rpost, not its inverse) as
+    a copy with the rotations Blender composes written in their place (`fbx_rotations`), so
+    that its reading is the file's (Robot Kyle's left arm: its skin clusters' bind matrices
+    are the SDK's); any other file as it is. Our own outputs are never rewritten: Blender's
+    reading of them is what a user of Blender gets. `rewritten` collects what was changed."""
+    if not path.lower().endswith(".fbx"):
+        return path
+    copy, fixed = fbx_rotations.blender_copy(path, os.path.join(work, "blender"))
+    if fixed:
+        rewritten[os.path.basename(path)] = fixed
+    return copy
 
 
 def dump_args(entry, clip=None):
@@ -300,10 +316,19 @@ def main():
 
     own_clips = {p["source"]["path"]: p["clip"] for p in all_pairs
                  if p["kind"] == "own" and p.get("clip") and not p.get("error")}
+    rewritten = {}
+    read_from = {}
+
+    def corpus_file(path):
+        if path not in read_from:
+            read_from[path] = blender_input(path, work, rewritten)
+        return read_from[path]
+
     for p in chosen:
         if p.get("error") or not p.get("output"):
             continue
-        p["dumps"] = {"source": want(p["source"]["path"], dump_args(p["source"], p["clip"]))}
+        p["dumps"] = {"source": want(corpus_file(p["source"]["path"]),
+                                     dump_args(p["source"], p["clip"]))}
         if p["kind"] == "own":
             # A BVH or FBX written onto its own character keeps its unit and axes: read as
             # the source is.
@@ -312,12 +337,18 @@ def main():
             p["dumps"]["output"] = want(p["output"], args + ([] if p["output"].endswith(".bvh") else ["-a", "0"]))
         else:
             p["dumps"]["output"] = want(p["output"], ["-a", "0"])
-            p["dumps"]["target"] = want(rest_copy(p["target"], work), dump_args(p["target"]))
+            p["dumps"]["target"] = want(corpus_file(rest_copy(p["target"], work)),
+                                        dump_args(p["target"]))
             # A character with clips of its own: the clip its own pair plays, whose feet say
             # where its floor is when its rest pose does not stand (`measure.floor_reading`).
             own_clip = own_clips.get(p["target"]["path"])
             if own_clip is not None:
-                p["dumps"]["target_clip"] = want(p["target"]["path"], dump_args(p["target"], own_clip))
+                p["dumps"]["target_clip"] = want(corpus_file(p["target"]["path"]),
+                                                 dump_args(p["target"], own_clip))
+    for name, fixed in sorted(rewritten.items()):
+        print(f"corpus: {name}: Blender reads a copy with the SDK's rotations of "
+              f"{len(fixed)} node(s) ({', '.join(fixed[:3])}{', ...' if len(fixed) > 3 else ''})",
+              flush=True)
     errors = run_dumps(list(jobs.values()), work)
     print(f"corpus: read back by Blender in {time.time() - started:.0f} s", flush=True)
 
@@ -329,7 +360,8 @@ def main():
             p["dumps"].pop("target_clip", None)
         missing = [k for k, d in p["dumps"].items() if not os.path.exists(d)]
         if missing:
-            path = {"source": p["source"]["path"], "target": p["target"]["path"],
+            path = {"source": read_from.get(p["source"]["path"]),
+                    "target": read_from.get(rest_copy(p["target"], work)),
                     "output": p["output"]}[missing[0]]
             p["unread"] = f"{missing[0]} not read: {errors.get(path, '?')}"
             if missing[0] == "output":

@@ -39,6 +39,7 @@ pub(super) fn read_clips(
         let span = window(stack, &name, warnings);
         let mut tracks = vec![JointTracks::default(); built.skeleton.len()];
         let mut outside = Vec::new();
+        let mut moves = false;
         for node in baked.nodes.iter() {
             let Some(&joint) = built.joint_of_node.get(&(node.typed_id as usize)) else {
                 if !node.constant_translation || !node.constant_rotation || !node.constant_scale {
@@ -46,6 +47,7 @@ pub(super) fn read_clips(
                 }
                 continue;
             };
+            moves |= leaves_rest(node, &scene.nodes[node.typed_id as usize].local_transform);
             tracks[joint] = joint_tracks(node, span).map_err(|e| Problem::Channel {
                 animation: name.clone(),
                 channel: joint,
@@ -75,7 +77,11 @@ pub(super) fn read_clips(
                 curves.push(Curve::new(channel, t));
             }
         }
-        if tracks.iter().all(JointTracks::is_empty) && curves.is_empty() {
+        // A stack without a key that holds every joint at its rest (Unity's Robot Kyle:
+        // 'Take 001' has a curve node on 48 joints and not one key) moves no joint, as one
+        // without curves does. One with keys is kept even at rest: a take of the bind pose.
+        let keyless_rest = !moves && key_range(stack).is_none();
+        if curves.is_empty() && (tracks.iter().all(JointTracks::is_empty) || keyless_rest) {
             empty.push(name);
             continue;
         }
@@ -103,6 +109,24 @@ pub(super) fn read_clips(
         ));
     }
     Ok(clips)
+}
+
+/// Whether any baked key of `node` puts it elsewhere than its rest (`local`, the node's own
+/// transform as ufbx evaluates it without animation).
+fn leaves_rest(node: &ufbx::BakedNode, local: &ufbx::Transform) -> bool {
+    fn apart(a: ufbx::Vec3, b: ufbx::Vec3) -> bool {
+        let size = b.x.abs().max(b.y.abs()).max(b.z.abs()).max(1.0);
+        [a.x - b.x, a.y - b.y, a.z - b.z]
+            .iter()
+            .any(|d| d.abs() > 1e-6 * size)
+    }
+    let r = local.rotation;
+    let turned = |q: ufbx::Quat| (q.x * r.x + q.y * r.y + q.z * r.z + q.w * r.w).abs() < 1.0 - 1e-9;
+    node.translation_keys
+        .iter()
+        .any(|k| apart(k.value, local.translation))
+        || node.rotation_keys.iter().any(|k| turned(k.value))
+        || node.scale_keys.iter().any(|k| apart(k.value, local.scale))
 }
 
 /// The fastest frame rate taken from a file (FBX's fastest time mode is 1000 fps): ufbx

@@ -92,6 +92,47 @@ fn empty_stacks_are_skipped_with_a_note() {
     );
 }
 
+/// The Maya file with an added "Take 001" whose one curve node holds joint2's translation at
+/// `x` (its rest is 1) without a curve, as Unity's Robot Kyle has on 48 joints.
+fn with_keyless_take(x: f64) -> Vec<String> {
+    let text =
+        std::fs::read_to_string(bundled("maya2019_sausage_no_bindpose_7500_ascii.fbx")).unwrap();
+    let objects = format!(
+        "Objects:  {{\n\tAnimationStack: 1999999999, \"AnimStack::Take 001\", \"\" {{\n\t}}\n\
+         \tAnimationLayer: 1999999998, \"AnimLayer::BaseLayer\", \"\" {{\n\t}}\n\
+         \tAnimationCurveNode: 1999999997, \"AnimCurveNode::T\", \"\" {{\n\t\tProperties70:  {{\n\
+         \t\t\tP: \"d|X\", \"Number\", \"\", \"A\",{x}\n\t\t\tP: \"d|Y\", \"Number\", \"\", \"A\",0\n\
+         \t\t\tP: \"d|Z\", \"Number\", \"\", \"A\",0\n\t\t}}\n\t}}\n"
+    );
+    let links = "Connections:  {\n\tC: \"OO\",1999999998,1999999999\n\
+                 \tC: \"OO\",1999999997,1999999998\n\
+                 \tC: \"OP\",1999999997,2519950487616, \"Lcl Translation\"\n";
+    let mutant =
+        text.replacen("Objects:  {\n", &objects, 1)
+            .replacen("Connections:  {\n", links, 1);
+    let asset = import_fbx_bytes(std::path::Path::new("m.fbx"), mutant.as_bytes()).unwrap();
+    let names = asset.clips.iter().map(|c| c.clip.name.clone()).collect();
+    if names == ["wiggle"] {
+        assert!(
+            asset.warnings.iter().any(|w| w.contains("'Take 001'")),
+            "{:?}",
+            asset.warnings
+        );
+    }
+    names
+}
+
+#[test]
+fn a_stack_without_keys_that_holds_the_rest_is_skipped() {
+    // Blender's importer finds no keys in it either: the clip is the stack after it.
+    assert_eq!(with_keyless_take(1.0), ["wiggle"]);
+}
+
+#[test]
+fn a_stack_without_keys_that_holds_another_pose_is_kept() {
+    assert_eq!(with_keyless_take(2.0), ["Take 001", "wiggle"]);
+}
+
 #[test]
 fn a_key_at_a_time_that_is_not_a_number_is_refused_before_baking() {
     // ufbx's baking would loop without end on it: its merge of key times never passes a NaN.
