@@ -167,9 +167,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<(String, bool)> {
     let limits = Thresholds::default();
     let report = session.quality(Some(&clip), &limits)?;
     super::interrupt::check()?;
-    let (report, taken) = args
-        .fix
-        .take(&mut session, &args.open, &clip, report, &progress)?;
+    let taken = (args.fix).take(&mut session, &args.open, &clip, &report, &progress)?;
+    // With a fix taken, the report is the one with it.
+    let report = match taken {
+        Some(_) => session.quality(Some(&clip), &limits)?,
+        None => report,
+    };
     let causes = if args.no_causes || report.passed() {
         Vec::new()
     } else {

@@ -140,13 +140,10 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<String> {
     if let [clip] = clips.as_slice() {
         let name = session.source_clip(clip.as_deref())?.name.clone();
         let limits = crate::core::quality::Thresholds::default();
-        if !args.fix.no_fix && args.open.project.is_none() {
-            if let Ok(report) = session.quality(Some(&name), &limits) {
-                let (_, taken) =
-                    args.fix
-                        .take(&mut session, &args.open, &name, report, &progress)?;
-                notes.extend(taken.map(|t| format!("note: {}", t.sentence())));
-            }
+        let judged = args.fix.wanted(&args.open);
+        if let Some(Ok(report)) = judged.then(|| session.quality(Some(&name), &limits)) {
+            let taken = (args.fix).take(&mut session, &args.open, &name, &report, &progress)?;
+            notes.extend(taken.map(|t| format!("note: {}", t.sentence())));
         }
     }
     let reduce = (args.reduce_deg.is_some() || args.reduce_mm.is_some()).then(|| {

@@ -17,24 +17,27 @@ pub struct FixArgs {
 }
 
 impl FixArgs {
-    /// `report` (clip `clip` as set up) and, when a fix was taken, the fix with the report
-    /// after it.
+    /// Whether a failing automatic set-up may take a fix: not asked to keep it, and no
+    /// project (whose map and settings are the user's).
+    pub fn wanted(&self, open: &super::OpenArgs) -> bool {
+        !self.no_fix && open.project.is_none()
+    }
+
+    /// The fix taken on `session` where `report` (clip `clip` as set up) fails and a tested
+    /// fix passes; the caller judges again if it needs the report with it.
     pub fn take(
         &self,
         session: &mut Session,
         open: &super::OpenArgs,
         clip: &str,
-        report: Report,
+        report: &Report,
         progress: &Progress,
-    ) -> anyhow::Result<(Report, Option<TakenFix>)> {
-        if self.no_fix || open.project.is_some() || report.passed() {
-            return Ok((report, None));
+    ) -> anyhow::Result<Option<TakenFix>> {
+        if !self.wanted(open) || report.passed() {
+            return Ok(None);
         }
         progress.step("looking for a fix that passes".to_owned())?;
         let limits = Thresholds::default();
-        match session.take_passing_fix(Some(clip), &report, &limits)? {
-            Some(taken) => Ok((session.quality(Some(clip), &limits)?, Some(taken))),
-            None => Ok((report, None)),
-        }
+        Ok(session.take_passing_fix(Some(clip), report, &limits)?)
     }
 }

@@ -405,7 +405,7 @@ fn some_mappings(session: &Session, rows: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::walk_on_cesium;
+    use crate::session::{crossed_walk_on_cesium, walk_on_cesium};
 
     fn target_joint(s: &Session, bone: HumanBone) -> usize {
         s.target.labelled_joint(bone).unwrap()
@@ -459,14 +459,8 @@ mod tests {
     /// `bone` on the target mapped from `from` on the source: the one cause named by
     /// `what`, on that row; its fix maps the row from its own label's joint and passes.
     fn crossed_row_is_named_and_fixed(bone: HumanBone, from: HumanBone, what: &str) {
-        let mut s = walk_on_cesium();
+        let (mut s, row) = crossed_walk_on_cesium(bone, from);
         let limits = Thresholds::default();
-        let row = target_joint(&s, bone);
-        let edit = Edit::MapBone {
-            target: row,
-            source: s.source.labelled_joint(from),
-        };
-        s.apply_edit(&edit).unwrap();
         let report = s.quality(None, &limits).unwrap();
         assert!(!report.passed);
         let causes = s.causes(None, &report, &limits).unwrap();
@@ -516,15 +510,8 @@ mod tests {
     /// The search counts the fixes it tests, and stops when told to.
     #[test]
     fn the_search_counts_its_fixes_and_stops_when_told() {
-        let mut s = walk_on_cesium();
+        let (s, _) = crossed_walk_on_cesium(HumanBone::LeftFoot, HumanBone::LeftHand);
         let limits = Thresholds::default();
-        let row = target_joint(&s, HumanBone::LeftFoot);
-        let from = s.source.labelled_joint(HumanBone::LeftHand);
-        s.apply_edit(&Edit::MapBone {
-            target: row,
-            source: from,
-        })
-        .unwrap();
         let report = s.quality(None, &limits).unwrap();
         let steps = std::cell::RefCell::new(Vec::new());
         let counted = |done, all| {

@@ -600,6 +600,24 @@ fn characterize_side(side: &mut Side) -> Result<(), SessionError> {
     side.rebuild_reference()
 }
 
+/// [`walk_on_cesium`] with the target's `bone` driven by the source's `from` (a crossed
+/// row, as found in the wild: a toe named like a finger): the session and that row.
+#[cfg(test)]
+pub(crate) fn crossed_walk_on_cesium(
+    bone: crate::core::HumanBone,
+    from: crate::core::HumanBone,
+) -> (Session, usize) {
+    let mut s = walk_on_cesium();
+    let row = s.target.labelled_joint(bone).unwrap();
+    let source = s.source.labelled_joint(from);
+    s.apply_edit(&Edit::MapBone {
+        target: row,
+        source,
+    })
+    .unwrap();
+    (s, row)
+}
+
 /// The bundled CMU walk on CesiumMan, set up automatically (it passes every measure): the
 /// session the unit tests of the session and the panels start from.
 #[cfg(test)]

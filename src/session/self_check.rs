@@ -73,16 +73,9 @@ mod tests {
     #[test]
     fn a_failing_set_up_takes_the_fix_that_passes() {
         use crate::core::HumanBone;
-        use crate::session::Edit;
-        let mut s: Session = crate::session::walk_on_cesium();
+        let (mut s, row) =
+            crate::session::crossed_walk_on_cesium(HumanBone::LeftFoot, HumanBone::LeftHand);
         let limits = Thresholds::default();
-        let row = s.target.labelled_joint(HumanBone::LeftFoot).unwrap();
-        let hand = s.source.labelled_joint(HumanBone::LeftHand);
-        s.apply_edit(&Edit::MapBone {
-            target: row,
-            source: hand,
-        })
-        .unwrap();
         let report = s.quality(None, &limits).unwrap();
         assert!(!report.passed);
         let taken = s.take_passing_fix(None, &report, &limits).unwrap();

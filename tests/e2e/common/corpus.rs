@@ -24,6 +24,16 @@ pub fn corpus_path(rel: &str) -> Option<PathBuf> {
     }
 }
 
+/// CMU's walk (02_01) onto the corpus file `rel`, mapped automatically; `None`, saying so,
+/// when the corpus is absent (the test skips).
+pub fn walk_onto_corpus(rel: &str) -> Option<retarget_studio::session::Session> {
+    let target = corpus_path(rel)?;
+    let walk = super::asset_path("bvh/02_01.bvh");
+    let opts = retarget_studio::io::ImportOptions::default();
+    let session = retarget_studio::session::Session::automatic(&walk, &target, &opts);
+    Some(session.unwrap_or_else(|e| panic!("02_01 onto {rel}: {e}")))
+}
+
 /// The corpus folder, or `None` (with a line saying the test is skipped) when it is absent.
 pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     let dir = root();

@@ -71,7 +71,7 @@ pub const GLTF_ASSETS: &[&str] = &[
 ];
 
 pub mod corpus;
-pub use corpus::corpus_path;
+pub use corpus::{corpus_path, walk_onto_corpus};
 pub mod creature_set;
 pub mod editor;
 pub mod file_variants;

@@ -3,10 +3,8 @@
 //! foot alone (its translation in the control's frame), so the bone from the control to
 //! the foot stretched by up to 4 % of the height wherever a foot was planted.
 
-use crate::common::{asset_path, corpus_path, world_frames};
+use crate::common::{walk_onto_corpus, world_frames};
 use retarget_studio::core::Pose;
-use retarget_studio::io::ImportOptions;
-use retarget_studio::session::Session;
 
 const GDBOT: &str = "sets/gltf/gdquest_gdbot_ikfk_triplicate_empty_first_scene.glb";
 
@@ -14,11 +12,9 @@ const GDBOT: &str = "sets/gltf/gdquest_gdbot_ikfk_triplicate_empty_first_scene.g
 /// one length over the clip, and that within the judge's limit of its rest length.
 #[test]
 fn planted_feet_stay_on_the_ik_controls_that_carry_them() {
-    let Some(target) = corpus_path(GDBOT) else {
+    let Some(session) = walk_onto_corpus(GDBOT) else {
         return;
     };
-    let walk = asset_path("bvh/02_01.bvh");
-    let session = Session::automatic(&walk, &target, &ImportOptions::default()).unwrap();
     let s = session.target.skeleton();
     let clip = session.retarget_clip(None, None).unwrap();
     let rest = Pose::bind(s).world_positions(s);

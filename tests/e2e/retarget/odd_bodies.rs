@@ -3,7 +3,7 @@
 //! whose arms are named front legs (Mesh2Motion). Both were mapped by chains alone, every
 //! pair off by 20° to 50°; labelled, they map and move like the source.
 
-use crate::common::{asset_path, corpus_path};
+use crate::common::{asset_path, corpus_path, walk_onto_corpus};
 use retarget_studio::core::HumanBone;
 use retarget_studio::core::quality::Thresholds;
 use retarget_studio::io::ImportOptions;
@@ -11,12 +11,6 @@ use retarget_studio::session::Session;
 
 const MECH: &str = "creatures/gltf/quaternius_mech_george_robot_3seg_legs_2seg_fingers.glb";
 const KAIJU: &str = "sets/gltf/mesh2motion_kaiju_tail_digitigrade_10clips.glb";
-
-fn onto(target: &str) -> Option<Session> {
-    let target = corpus_path(target)?;
-    let source = asset_path("bvh/02_01.bvh");
-    Some(Session::automatic(&source, &target, &ImportOptions::default()).unwrap())
-}
 
 /// The target joint `name`'s label and source.
 fn pair_of(s: &Session, name: &str) -> (Option<HumanBone>, Option<String>) {
@@ -33,7 +27,9 @@ fn pair_of(s: &Session, name: &str) -> (Option<HumanBone>, Option<String>) {
 /// again by chain, and the foot was the IK control `Foot.L` under the root.
 #[test]
 fn a_mech_with_three_segment_legs_maps_its_knee_and_foot_and_moves_like_the_source() {
-    let Some(s) = onto(MECH) else { return };
+    let Some(s) = walk_onto_corpus(MECH) else {
+        return;
+    };
     assert!(s.target.is_humanoid());
     use HumanBone::*;
     assert_eq!(pair_of(&s, "Body").0, Some(Hips));
@@ -70,7 +66,9 @@ fn a_mech_with_three_segment_legs_maps_its_knee_and_foot_and_moves_like_the_sour
 /// sided pelvis bone above each thigh took the thigh's turn by chain.
 #[test]
 fn a_kaijus_front_legs_are_its_arms_and_its_leg_girdles_stay_with_the_hips() {
-    let Some(s) = onto(KAIJU) else { return };
+    let Some(s) = walk_onto_corpus(KAIJU) else {
+        return;
+    };
     assert!(s.target.is_humanoid());
     use HumanBone::*;
     assert_eq!(pair_of(&s, "Front_Leg_Upper_L").0, Some(LeftUpperArm));
@@ -113,7 +111,7 @@ fn a_kaiju_is_as_tall_as_it_stands_not_as_its_t_pose() {
     let direction = report.direction.as_ref().unwrap().mean_deg;
     assert!(direction < 5.0, "direction {direction}°");
     // As a target, the same.
-    let s = onto(KAIJU).unwrap();
+    let s = walk_onto_corpus(KAIJU).unwrap();
     let height = s.retargeter().unwrap().target_height();
     assert!((height - 2.0).abs() < 0.01, "target height {height}");
 }

@@ -4,24 +4,16 @@
 //! leg lengths high, 40° off); a walk left the controls, and the bones from them to the
 //! body joints they carry, stretched by the distance walked.
 
-use crate::common::{asset_path, corpus_path, world_frames};
+use crate::common::{walk_onto_corpus, world_frames};
 use retarget_studio::core::{HumanBone, Pose};
-use retarget_studio::io::ImportOptions;
-use retarget_studio::session::Session;
 
 const RIGIFY: &str = "sets/gltf/rigify_stickman_full_rig.glb";
-
-fn walk_onto_rigify() -> Option<Session> {
-    let target = corpus_path(RIGIFY)?;
-    let walk = asset_path("bvh/02_01.bvh");
-    Some(Session::automatic(&walk, &target, &ImportOptions::default()).unwrap())
-}
 
 /// The trunk's numbers name hips to head; the chains' pelvis is the weighted hips, and
 /// nothing maps onto the `torso` control.
 #[test]
 fn the_rigify_trunk_reads_hips_to_head_and_the_torso_control_is_no_pelvis() {
-    let Some(session) = walk_onto_rigify() else {
+    let Some(session) = walk_onto_corpus(RIGIFY) else {
         return;
     };
     let t = &session.target;
@@ -44,7 +36,7 @@ fn the_rigify_trunk_reads_hips_to_head_and_the_torso_control_is_no_pelvis() {
 /// `ORG-shoulder.L` → `DEF-upper_arm.L`) and the body's own keep their lengths.
 #[test]
 fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
-    let Some(session) = walk_onto_rigify() else {
+    let Some(session) = walk_onto_corpus(RIGIFY) else {
         return;
     };
     let s = session.target.skeleton();

@@ -2,20 +2,12 @@
 //! humanoid hips) and the spine from the `CC_Base_Hip` above it. The walk's root motion
 //! moved the pelvis alone, and the legs walked away from the torso.
 
-use crate::common::{asset_path, corpus_path, world_frames};
+use crate::common::{walk_onto_corpus, world_frames};
 use glam::Vec3;
 use retarget_studio::core::quality::Thresholds;
 use retarget_studio::core::{BonePair, HumanBone, Pose};
-use retarget_studio::io::ImportOptions;
-use retarget_studio::session::Session;
 
 const CC4: &str = "sets/gltf/cc4_rl_boneroot_idle_talking_skin_only.glb";
-
-fn walk_onto_cc4() -> Option<Session> {
-    let target = corpus_path(CC4)?;
-    let walk = asset_path("bvh/02_01.bvh");
-    Some(Session::automatic(&walk, &target, &ImportOptions::default()).unwrap())
-}
 
 fn height(frame: &[Vec3]) -> f32 {
     let (lo, hi) = frame.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
@@ -28,7 +20,7 @@ fn height(frame: &[Vec3]) -> f32 {
 /// the hip–pelvis bone among them, and the toes stay on the feet.
 #[test]
 fn a_walk_moves_a_body_split_at_the_hips_as_one() {
-    let Some(session) = walk_onto_cc4() else {
+    let Some(session) = walk_onto_corpus(CC4) else {
         return;
     };
     let s = session.target.skeleton();
@@ -63,7 +55,7 @@ fn a_walk_moves_a_body_split_at_the_hips_as_one() {
 /// does, and not let it stretch as a joint hung from the top.
 #[test]
 fn check_fails_a_pelvis_that_leaves_the_hip() {
-    let Some(mut session) = walk_onto_cc4() else {
+    let Some(mut session) = walk_onto_corpus(CC4) else {
         return;
     };
     let hips = session

@@ -2,11 +2,11 @@
 //! the file's world (+Y up, as every glTF). The session stands it up to solve; its output was
 //! written tilted back, so the walk went on 57° off the vertical under Blender's reading.
 
-use crate::common::{asset_path, corpus_path, key_times};
+use crate::common::{key_times, walk_onto_corpus};
 use glam::Vec3;
 use retarget_studio::core::Pose;
 use retarget_studio::io::ImportOptions;
-use retarget_studio::session::{ExportFormat, ExportJob, Session};
+use retarget_studio::session::{ExportFormat, ExportJob};
 
 const TILTED: &str = "sets/vrm/armature_transform.vrm";
 
@@ -14,11 +14,10 @@ const TILTED: &str = "sets/vrm/armature_transform.vrm";
 /// height the file's rest gives its lowest foot.
 #[test]
 fn a_character_tilted_in_its_file_walks_upright_on_its_rest_floor() {
-    let Some(target) = corpus_path(TILTED) else {
+    let Some(session) = walk_onto_corpus(TILTED) else {
         return;
     };
-    let walk = asset_path("bvh/02_01.bvh");
-    let session = Session::automatic(&walk, &target, &ImportOptions::default()).unwrap();
+    let target = session.target.path.clone();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("walk.glb");
     let format = ExportFormat::from_path(&out, false).unwrap();
