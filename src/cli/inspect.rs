@@ -14,7 +14,8 @@ pub struct InspectArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// BVH: the file's length unit instead of the detected one (m, dm, cm, mm, in, cmu).
+    /// The length unit: a BVH's instead of the detected one, an FBX's instead of the declared
+    /// one (m, dm, cm, mm, in, cmu).
     #[arg(long, value_parser = super::parse_unit)]
     pub unit: Option<Unit>,
     /// BVH: the file's up axis instead of the detected one (+Y, -Z, ...).

@@ -86,8 +86,8 @@ pub enum Edit {
         source: String,
         target: Option<String>,
     },
-    /// Read a BVH side again in another unit or up axis (`None`: the detected one), then set
-    /// its pose up automatically, as on load; the map is kept.
+    /// Read a side again in another unit (a BVH or FBX) or up axis (a BVH) (`None`: as
+    /// read), then set its pose up automatically, as on load; the map is kept.
     SetReading {
         side: SideRole,
         unit: Option<crate::core::Unit>,

@@ -1,7 +1,7 @@
 //! How each side's file was read, for the editor's Reading section: unit, up, facing, the
 //! joints taken as the body and which chain is which limb, each with its evidence and the
 //! runner-up where one was weighed; and the choice of another reading (a BVH's unit and
-//! up), which reads the file again.
+//! up, an FBX's unit), which reads the file again.
 
 use super::{Session, SessionError, Side, SideRole};
 use crate::core::chains::ChainKind;
@@ -31,8 +31,11 @@ pub struct SideReading {
     pub body_joints: Option<usize>,
     /// Each limb chain: its name (tags: place, side, kind) and its first and last joints.
     pub limbs: Vec<(String, String)>,
-    /// The user may pick another unit and up axis (a BVH: its format declares neither).
-    pub choosable: bool,
+    /// The user may pick another unit: a BVH's (its format declares none) or an FBX's (a
+    /// declaration and a body that both mislead).
+    pub unit_choosable: bool,
+    /// The user may pick another up axis (a BVH: its format declares none).
+    pub up_choosable: bool,
 }
 
 fn choice(value: String, how: Provenance, reading: Option<&Reading>) -> Choice {
@@ -76,7 +79,8 @@ pub fn side_reading(side: &Side) -> SideReading {
         joints: side.skeleton().len(),
         body_joints: body_joints(side),
         limbs,
-        choosable: a.format == Format::Bvh,
+        unit_choosable: matches!(a.format, Format::Bvh | Format::Fbx),
+        up_choosable: a.format == Format::Bvh,
     }
 }
 
@@ -155,7 +159,8 @@ mod tests {
     fn each_side_says_what_was_read_and_how() {
         let s = walk_on_cesium();
         let (src, tgt) = (side_reading(&s.source), side_reading(&s.target));
-        assert!(src.choosable && !tgt.choosable);
+        assert!(src.unit_choosable && src.up_choosable);
+        assert!(!tgt.unit_choosable && !tgt.up_choosable);
         assert_eq!(tgt.unit.how, "declared");
         assert!(src.unit.evidence.is_some(), "{src:?}");
         assert!(
@@ -193,6 +198,51 @@ mod tests {
         );
         s.restore(before).unwrap();
         assert!((height(&s) - h0).abs() < 1e-4 * h0);
+    }
+
+    /// An FBX target's unit picked over its declaration: the figure scales by their ratio,
+    /// the Reading section says "override" with the declared unit as runner-up, the map is
+    /// kept, and the project reopens it in the picked unit.
+    #[test]
+    fn an_fbx_unit_picked_scales_the_target_and_is_kept_in_the_project() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut s = Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &assets.join("fbx/CesiumMan.fbx"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        let read = side_reading(&s.target);
+        assert!(read.unit_choosable && !read.up_choosable, "{read:?}");
+        let map = s.map.clone();
+        let declared = s.target.asset.unit;
+        let picked = if declared == Unit::Metre {
+            Unit::Centimetre
+        } else {
+            Unit::Metre
+        };
+        let height = |s: &Session| {
+            let p = s.target.reference_positions();
+            let ys = p.iter().map(|v| v.y);
+            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+        };
+        let h0 = height(&s);
+        let edit = Edit::SetReading {
+            side: SideRole::Target,
+            unit: Some(picked),
+            up: None,
+        };
+        s.apply_edit(&edit).unwrap();
+        let ratio = height(&s) / h0;
+        let expected = picked.metres() / declared.metres();
+        assert!((ratio / expected - 1.0).abs() < 1e-3, "{ratio} {expected}");
+        assert_eq!(s.map, map);
+        let now = side_reading(&s.target);
+        assert_eq!(now.unit.how, "override");
+        assert_eq!(now.unit.runner_up.as_deref(), Some(declared.name()));
+        let reopened = Session::from_project_file(s.to_project()).unwrap();
+        assert_eq!(reopened.target.asset.unit, picked);
+        assert!((height(&reopened) / height(&s) - 1.0).abs() < 1e-4);
     }
 
     /// A skin bound to a joint the map leaves still is named: CesiumMan's skin on its

@@ -27,7 +27,8 @@ use std::path::Path;
 /// Options a caller can force on an import where the file leaves room to guess.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ImportOptions {
-    /// BVH only: the length unit of the file.
+    /// The length unit of the file: a BVH's (its format states none), or an FBX's over
+    /// the one it declares (or its body said) when both mislead.
     pub unit: Option<retarget_core::Unit>,
     /// BVH only: which file axis points up.
     pub up: Option<retarget_core::Axis>,
@@ -35,10 +36,34 @@ pub struct ImportOptions {
 
 /// Loads any supported file, choosing the reader by extension (then by content).
 pub fn load(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> {
-    let asset = load_any(path, options)?;
+    let mut asset = load_any(path, options)?;
+    if let Some(unit) = options.unit {
+        read_in_unit(&mut asset, unit);
+    }
     check_containers(&asset.skeletons).map_err(|p| ImportError::new(path, p))?;
     check_clip_extent(&asset).map_err(|p| ImportError::new(path, p))?;
     Ok(asset)
+}
+
+/// An FBX read in the unit the caller picked: its figures scaled from the unit it was read
+/// in, which stays as the runner-up; the unit it declared is kept, so a file written for
+/// it declares the same over the same numbers. A BVH reads its unit itself.
+fn read_in_unit(asset: &mut Asset, unit: retarget_core::Unit) {
+    if asset.format != Format::Fbx || asset.unit_source == Provenance::Override {
+        return;
+    }
+    let read = asset.unit;
+    let factor = unit.metres() / read.metres();
+    for s in &mut asset.skeletons {
+        s.set_container(s.container() * glam::Mat4::from_scale(glam::Vec3::splat(factor)));
+    }
+    asset.readings.declared_unit.get_or_insert(read);
+    asset.readings.unit = Some(asset::Reading {
+        evidence: format!("picked by the user; read as {} before", read.name()),
+        runner_up: Some(read.name().to_owned()),
+    });
+    asset.unit = unit;
+    asset.unit_source = Provenance::Override;
 }
 
 /// The most one axis of a skeleton's container may be stretched against another, and the

@@ -1,7 +1,8 @@
 //! The Reading section (Skeleton tab): how each side's file was read — unit, up, facing,
 //! the joints taken as the body, which chain is which limb — with the evidence and the
-//! runner-up, another unit or up picked for a BVH (one undoable edit, saved in the project),
-//! and a skin bound to joints the map leaves still shown as the problem it is.
+//! runner-up; another unit or up picked for a BVH, another unit for an FBX (one undoable
+//! edit, saved in the project); and a skin bound to joints the map leaves still shown as
+//! the problem it is.
 
 use super::quality_tab::FAIL_COLOR;
 use crate::app::command::Command;
@@ -71,7 +72,7 @@ fn side_ui(
         .show(ui, |ui| {
             ui.label("Unit");
             ui.horizontal_wrapped(|ui| {
-                if r.choosable {
+                if r.unit_choosable {
                     let units = Unit::ALL.map(|u| (Some(u), u.name()));
                     if let Some(unit) = pick(ui, ("unit", role), picked.0, &r.unit, &units) {
                         commands.push(Command::Edit(Edit::SetReading {
@@ -86,7 +87,7 @@ fn side_ui(
             ui.end_row();
             ui.label("Up");
             ui.horizontal_wrapped(|ui| {
-                if r.choosable {
+                if r.up_choosable {
                     let axes = [
                         Axis::PosY,
                         Axis::PosZ,

@@ -81,6 +81,32 @@ fn unit_override_on_the_command_line() {
     assert_eq!(v["up"]["axis"], "-Z");
 }
 
+/// `--unit` overrides an FBX's declared unit too, with the declared one as runner-up.
+#[test]
+fn unit_override_of_an_fbx_keeps_its_declaration_as_runner_up() {
+    let path = asset_path("fbx/CesiumMan.fbx");
+    let read = |extra: &[&str]| -> Value {
+        let mut args = vec![path.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        let out = inspect(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let declared = read(&[]);
+    let (name, other) = match declared["unit"]["name"].as_str().unwrap() {
+        "m" => ("m", "cm"),
+        n => (n, "m"),
+    };
+    let picked = read(&["--unit", other]);
+    assert_eq!(picked["unit"]["name"], other);
+    assert_eq!(picked["unit"]["source"], "override");
+    assert_eq!(picked["unit"]["runner_up"], name, "{}", picked["unit"]);
+}
+
 #[test]
 fn text_output_lists_skeleton_clips_and_meshes() {
     let path = asset_path("gltf/CesiumMan.glb");

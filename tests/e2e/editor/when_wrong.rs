@@ -1,8 +1,8 @@
 //! The editor when a pair goes wrong (egui_kittest): the Quality tab names the likeliest
 //! cause and offers its fix as one undoable edit (the report shown first, its causes once
 //! found, never a former state's), the bone map shows the rows it means, the
-//! Skeleton tab's Reading section says how each file was read and takes another reading,
-//! and F frames while playing.
+//! Skeleton tab's Reading section says how each file was read and takes another reading
+//! (a BVH's unit and up, an FBX's unit), and F frames while playing.
 
 use crate::common::asset_path;
 use crate::common::corpus::corpus_path;
@@ -231,6 +231,40 @@ fn the_reading_section_says_how_each_file_was_read_and_takes_another() {
     h.run_steps(1);
     let s = h.state().doc.session.as_ref().unwrap();
     assert_eq!(s.source.file.unit, None);
+}
+
+/// An FBX's declared unit can be picked over in the Reading section: the target is read
+/// again in metres or centimetres, one undoable edit saved in the project.
+#[test]
+fn the_reading_section_takes_another_unit_for_an_fbx() {
+    let mut h = editor_launched(
+        Launch {
+            source: Some(asset_path("bvh/02_01.bvh")),
+            target: Some(asset_path("fbx/CesiumMan.fbx")),
+            ..Launch::default()
+        },
+        Tab::Skeleton,
+    );
+    let declared = h.state().doc.session.as_ref().unwrap().target.asset.unit;
+    let picked = if declared == Unit::Metre {
+        Unit::Centimetre
+    } else {
+        Unit::Metre
+    };
+    h.get_by_label_contains("Reading: target (CesiumMan.fbx)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Target unit").click();
+    h.run_steps(2);
+    h.get_by_label(picked.name()).click();
+    settled(&mut h);
+    let s = h.state().doc.session.as_ref().unwrap();
+    assert_eq!(s.target.asset.unit, picked);
+    assert_eq!(s.to_project().target.unit, Some(picked));
+    h.state_mut().run(Command::Undo);
+    h.run_steps(1);
+    let s = h.state().doc.session.as_ref().unwrap();
+    assert_eq!(s.target.asset.unit, declared);
 }
 
 /// The target's skin on joints the map leaves still is shown as the problem it is.

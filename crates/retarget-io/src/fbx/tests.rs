@@ -239,3 +239,30 @@ fn a_bind_matrix_with_zero_scale_binds_its_joints_at_rest_with_a_warning() {
     let said = asset.warnings.join("\n");
     assert!(said.contains("cannot be inverted (zero scale)"), "{said}");
 }
+
+/// A unit picked over the declared one scales the figure by their ratio, says so with the
+/// declared unit as runner-up, and keeps the declaration for a file written back.
+#[test]
+fn a_picked_unit_scales_the_figure_and_keeps_the_declaration() {
+    let path = bundled("CesiumMan.fbx");
+    let read = crate::load(&path, &crate::ImportOptions::default()).unwrap();
+    let other = if read.unit == Unit::Metre {
+        Unit::Centimetre
+    } else {
+        Unit::Metre
+    };
+    let picked = crate::ImportOptions {
+        unit: Some(other),
+        up: None,
+    };
+    let mut asset = crate::load(&path, &picked).unwrap();
+    assert_eq!(asset.unit, other);
+    assert_eq!(asset.unit_source, Provenance::Override);
+    let reading = asset.readings.unit.take().unwrap();
+    assert_eq!(reading.runner_up.as_deref(), Some(read.unit.name()));
+    assert_eq!(asset.readings.declared_unit, Some(read.unit));
+    let scale = |a: &Asset| a.skeletons[0].container().x_axis.length();
+    let ratio = scale(&asset) / scale(&read);
+    let expected = other.metres() / read.unit.metres();
+    assert!((ratio / expected - 1.0).abs() < 1e-5, "{ratio} {expected}");
+}
