@@ -229,9 +229,14 @@ impl StudioApp {
             Ok(mut doc) => {
                 // A saved project given another file differs from its file now.
                 doc.dirty = project_path.is_some();
+                let fresh = project_path.is_none();
                 doc.project_path = project_path;
                 self.set_document(doc);
                 self.status = None;
+                // A pair set up automatically checks itself; a project's map is the user's.
+                if let Some(key) = self.quality_key().filter(|_| fresh) {
+                    self.tasks.quality.take_fix_once(key);
+                }
             }
             Err(e) => self.fail("Could not load", &e),
         }

@@ -105,7 +105,10 @@ impl StudioApp {
             });
             if let Some(status) = &self.status {
                 ui.separator();
-                ui.label(status);
+                // A long notice (a fix taken on open) is cut to the bar; hovering shows it.
+                let text = crate::app::names::drawable(status);
+                ui.add(egui::Label::new(text.as_ref()).truncate())
+                    .on_hover_text(text.as_ref());
             }
             if let Some(verdict) = self.tasks.validation.as_ref().and_then(|v| v.verdict()) {
                 ui.separator();

@@ -3,6 +3,7 @@
 //! timeline.
 
 use super::StudioApp;
+use crate::app::command::Command;
 use crate::app::tasks::check::QualityKey;
 use crate::app::timeline::quality_strip::{measure_rows_ui, strip_ui};
 use crate::core::quality::Report;
@@ -17,7 +18,8 @@ impl StudioApp {
 
     /// Starts a report when the document or the clip changed (one at a time: an edit made
     /// while one runs is caught up when it ends), then, once it is in and fails, the search
-    /// for its causes. A screenshot waits for both, so that the image shows the report and
+    /// for its causes; a pair just opened whose report fails takes the fix that passes, as
+    /// `check` does. A screenshot waits for both, so that the image shows the report and
     /// its causes and not "computing".
     pub(super) fn update_quality(&mut self, ctx: &egui::Context) {
         let (Some(key), Some(session)) = (self.quality_key(), &self.doc.session) else {
@@ -44,6 +46,21 @@ impl StudioApp {
             quality.wait_for_causes();
             quality.request_causes(session, &key, ctx, None);
             quality.wait_for_causes();
+            // A screenshot shows the pair as set up automatically, its causes offered.
+            return;
+        }
+        if let Some(taken) = self.tasks.quality.fix_to_take(&key) {
+            self.run(Command::Edit(taken.cause.fix.clone()));
+            // Opening the two files again takes it again: nothing to lose on quit.
+            if self.undo.depth() == 1 {
+                self.undo.mark_saved();
+                self.doc.dirty = false;
+            }
+            let mut said = taken.sentence();
+            said[..1].make_ascii_uppercase();
+            self.status = Some(format!(
+                "{said}. Edit ▸ Undo puts the automatic set-up back."
+            ));
         }
     }
 

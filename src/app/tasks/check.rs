@@ -9,7 +9,7 @@ use super::keyed::{Gate, KeyedTask, TaskKey, TaskResult};
 use crate::app::guard::Job;
 use crate::app::panels::quality_tab::{CausesView, QualityView};
 use crate::core::quality::{Report, Thresholds};
-use crate::session::{Cause, Session};
+use crate::session::{Cause, Session, TakenFix};
 use eframe::egui;
 
 /// What a report was computed for: the document's revision and the clip.
@@ -21,6 +21,9 @@ pub type QualityResult = TaskResult<Report>;
 pub struct QualityState {
     pub(crate) report: KeyedTask<Report>,
     causes: KeyedTask<Vec<Cause>>,
+    /// A freshly opened pair's report: when it fails and a cause's fix passes, the editor
+    /// takes that fix once, as `check` does.
+    take_fix_for: Option<QualityKey>,
 }
 
 impl QualityState {
@@ -28,7 +31,36 @@ impl QualityState {
         Self {
             report: KeyedTask::new(Job::Quality),
             causes: KeyedTask::new(Job::Causes),
+            take_fix_for: None,
         }
+    }
+
+    /// The report for `key` (a pair just opened) takes a passing fix when it fails.
+    pub fn take_fix_once(&mut self, key: QualityKey) {
+        self.take_fix_for = Some(key);
+    }
+
+    /// The passing fix to take for `key` once its causes are in; then, or as soon as the
+    /// pair was edited, passes, or no fix passes, never again.
+    pub fn fix_to_take(&mut self, key: &QualityKey) -> Option<TakenFix> {
+        if self.take_fix_for.as_ref()? != key {
+            self.take_fix_for = None;
+            return None;
+        }
+        let report = match self.report.result_for(key)? {
+            Ok(r) if !r.passed => r.clone(),
+            _ => {
+                self.take_fix_for = None;
+                return None;
+            }
+        };
+        let causes = self.causes.result_for(key)?.clone();
+        self.take_fix_for = None;
+        let cause = causes.ok()?.iter().find(|c| c.passes_after)?.clone();
+        Some(TakenFix {
+            cause,
+            before: (*report).clone(),
+        })
     }
 
     /// Starts a report for `key` unless one is running or the last one is for `key`;
@@ -114,5 +146,6 @@ impl QualityState {
     pub fn clear(&mut self) {
         self.report.clear();
         self.causes.clear();
+        self.take_fix_for = None;
     }
 }

@@ -317,11 +317,12 @@ fn f_frames_the_view_while_playing() {
     assert!(h.state().playback.playing);
 }
 
-/// A real pair from the corpus that fails with the defaults, walked to passing as a user
-/// would: GDQuest's mannequin (UE names) onto a VRoid character, whose hands the automatic
-/// map fills from the neighbouring fingers (`LeftHandPinky1 ← index_01.l`). The Quality tab
-/// names it; one click maps the rows by their names; the report passes, and the export is
-/// written for Blender's reading (`RETARGET_STUDIO_WALK_OUT` keeps it).
+/// A real pair from the corpus that fails with the defaults, walked to passing: GDQuest's
+/// mannequin (UE names) onto a VRoid character, whose hands the automatic map fills from
+/// the neighbouring fingers (`LeftHandPinky1 ← index_01.l`). Opened, the editor takes the
+/// fix that passes and says so; undone, the Quality tab names the cause and one click maps
+/// the rows by their names; the report passes, and the export is written for Blender's
+/// reading (`RETARGET_STUDIO_WALK_OUT` keeps it).
 #[test]
 fn a_failing_corpus_pair_passes_after_the_fix_the_quality_tab_offers() {
     let (Some(source), Some(target)) = (
@@ -338,6 +339,16 @@ fn a_failing_corpus_pair_passes_after_the_fix_the_quality_tab_offers() {
         },
         Tab::Quality,
     );
+    settled(&mut h);
+    let report = h.state().quality_report().unwrap().clone();
+    assert!(report.passed, "{}", report.to_text());
+    let said = h.state().status.clone().unwrap_or_default();
+    assert!(said.contains("took the fix that passes"), "{said}");
+    assert!(
+        !h.state().doc.dirty,
+        "opening the files again takes it again"
+    );
+    h.state_mut().run(Command::Undo);
     settled(&mut h);
     let report = h.state().quality_report().unwrap().clone();
     assert!(!report.passed, "{}", report.to_text());
