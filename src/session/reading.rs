@@ -170,17 +170,20 @@ mod tests {
         assert!(tgt.body_joints.is_some() && src.body_joints.is_none());
     }
 
+    /// The side's reference pose from its lowest joint to its highest.
+    fn standing_height(side: &Side) -> f32 {
+        let p = side.reference_positions();
+        let ys = p.iter().map(|v| v.y);
+        ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
+    }
+
     /// Another unit reads the file again (the body is that much taller), the map is kept,
     /// and undoing it (restoring the snapshot) reads it as before.
     #[test]
     fn another_unit_reads_the_file_again_and_undo_puts_it_back() {
         let mut s = walk_on_cesium();
         let before = s.edit_state();
-        let height = |s: &Session| {
-            let p = s.source.reference_positions();
-            let ys = p.iter().map(|v| v.y);
-            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
-        };
+        let height = |s: &Session| standing_height(&s.source);
         let h0 = height(&s);
         let edit = Edit::SetReading {
             side: SideRole::Source,
@@ -221,11 +224,7 @@ mod tests {
         } else {
             Unit::Metre
         };
-        let height = |s: &Session| {
-            let p = s.target.reference_positions();
-            let ys = p.iter().map(|v| v.y);
-            ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min)
-        };
+        let height = |s: &Session| standing_height(&s.target);
         let h0 = height(&s);
         let edit = Edit::SetReading {
             side: SideRole::Target,
