@@ -258,6 +258,13 @@ def main():
     if not os.path.isdir(CORPUS):
         print(f"corpus: skipped: the corpus is not there ({CORPUS})")
         return 0
+    # Without Blender every file would fall to ref-dump, which reads no FBX: a table of
+    # unjudged pairs, and dumps a later run in the same folder would take for Blender's.
+    blender = os.environ.get("BLENDER", "blender")
+    if not shutil.which(blender):
+        print(f"corpus: error: Blender ('{blender}') is not installed, and every pair is judged "
+              "on Blender's reading: run scripts/setup-checks.sh", file=sys.stderr)
+        return 2
     work = opt.work or tempfile.mkdtemp(prefix="corpus-")
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
     os.makedirs(os.path.join(work, "dumps"), exist_ok=True)
