@@ -62,9 +62,9 @@ fn a_character_tilted_in_its_file_walks_upright_on_its_rest_floor() {
 }
 
 /// `check` measures the output as it is written, stood up, on the rest's floor: it measured
-/// the solved clip in the file's tilted world, where the hips' height is no height (the
-/// pelvis rode +0.18 leg lengths onto this character from every walk, which judge, reading
-/// the written file, found within 0.04).
+/// the solved clip in the file's tilted world, where the hips' height is no height (this
+/// walk: pelvis -1.82 leg lengths and no planted foot found; Neuron's +0.18, where judge,
+/// reading the written file, found -0.04).
 #[test]
 fn check_measures_a_character_tilted_in_its_file_as_it_is_written() {
     let Some(session) = walk_onto_corpus(TILTED) else {
