@@ -35,8 +35,13 @@ def main():
             continue
         a, b, t, spec = d["source"], d["output"], d["target"], p["spec"]
         own = spec[:-len(".spec.json")] + ".own.json"
-        for args in (["directions", a, b, spec], ["integrity", t, b], ["pelvis", a, b, t, spec],
-                     ["ground", a, b, t, spec], ["ground", a, a, a, own], ["skate", a, b, spec],
+        # The floor as the run took it: the rest, the own clip or the rest stood up.
+        floor = measure.target_floor(d, json.load(open(spec)), os.path.dirname(spec),
+                                     os.path.basename(spec)[:-len(".spec.json")])
+        if floor != t:
+            print(f"target's floor from {floor}")
+        for args in (["directions", a, b, spec], ["integrity", t, b], ["pelvis", a, b, floor, spec],
+                     ["ground", a, b, floor, spec], ["ground", a, a, a, own], ["skate", a, b, spec],
                      ["skate", a, a, own]):
             cmd = [sys.executable, os.path.join(measure.TOOLS, "judge.py"), *args]
             print("$ " + " ".join(cmd))

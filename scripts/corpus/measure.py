@@ -1,7 +1,11 @@
 """Judges one corpus pair on Blender's readings with the independent tools' `judge`, from the
 joints the manifests name (never from our own map: a wrong map must not choose what is
-measured)."""
+measured).
+
+    /usr/bin/python3 scripts/corpus/measure.py --self-test   # the floor readings, on synthetic rests
+"""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -88,21 +92,93 @@ def measure_own(source_dump, output_dump):
     return fig
 
 
-def floor_reading(rest, clip, feet):
+def floor_reading(rest, clip, feet, hips=None, upright_path=None):
     """The reading judge takes the target's own floor from (its lowest feet): the rest pose,
     unless the target's own clip stands lower than the rest by more than judge's contact band
     (4 % of the height) on every foot: a rest pose that is a frame in mid-air (a jump), where
-    the feet of the character's own motion say where its floor is."""
-    if not clip or not feet:
+    the feet of the character's own motion say where its floor is. A rest that lies tilted in
+    its file is read stood up (`stood_up`), written to `upright_path`."""
+    if not feet:
         return rest
-    r, c = json.load(open(rest))["joints"], json.load(open(clip))["joints"]
-    if any(f not in r or f not in c for f in feet):
+    r = json.load(open(rest))["joints"]
+    if any(f not in r for f in feet):
         return rest
-    first = [p[0] for p in r.values()]
+    if clip:
+        c = json.load(open(clip))["joints"]
+        if all(f in c for f in feet):
+            first = [p[0] for p in r.values()]
+            height = max(p[1] for p in first) - min(p[1] for p in first)
+            lowest = lambda d, f: min(p[1] for p in d[f])
+            if all(lowest(r, f) - lowest(c, f) > 0.04 * height for f in feet):
+                return clip
+    if hips and upright_path and all(h in r for h in hips):
+        upright = stood_up(json.load(open(rest)), hips, feet)
+        if upright is not None:
+            json.dump(upright, open(upright_path, "w"))
+            return upright_path
+    return rest
+
+
+# A rest whose legs lean further than this off +Y is not standing in its file's world.
+TILTED_DEG = 30.0
+
+
+def stood_up(dump, hips, feet):
+    """The rest dump stood up where the whole skeleton lies tilted in its file (the VRM Add-on's
+    armature_transform: legs 57° off +Y, its feet 0.41 m apart in height though level along
+    its own legs), else `None`. judge takes each foot's floor from its own lowest height, and
+    there a tilt, not the floor, sets those heights: no upright output can stand on both. The
+    legs' line (hips' midpoint to feet's) is turned onto +Y, and the whole lifted so its lowest
+    foot keeps the height the file gives the lowest foot (the floor judge's pelvis measure
+    takes from the same dump). Only where the feet come level (within judge's 4 % contact
+    band) stood up and are not so tilted: the evidence that the tilt is the file's, not a
+    pose's."""
+    j = dump["joints"]
+    first = [p[0] for p in j.values()]
     height = max(p[1] for p in first) - min(p[1] for p in first)
-    lowest = lambda d, f: min(p[1] for p in d[f])
-    airborne = all(lowest(r, f) - lowest(c, f) > 0.04 * height for f in feet)
-    return clip if airborne else rest
+    mid = lambda names: [sum(j[n][0][c] for n in names) / len(names) for c in range(3)]
+    h, f = mid(hips), mid(feet)
+    up = [h[c] - f[c] for c in range(3)]
+    length = math.sqrt(sum(x * x for x in up))
+    if length < 1e-9 or math.degrees(math.acos(max(-1.0, min(1.0, up[1] / length)))) < TILTED_DEG:
+        return None
+    up = [x / length for x in up]
+    along = lambda p: sum(p[c] * up[c] for c in range(3))
+    level_tilted = max(j[n][0][1] for n in feet) - min(j[n][0][1] for n in feet)
+    level_up = max(along(j[n][0]) for n in feet) - min(along(j[n][0]) for n in feet)
+    if level_up > 0.04 * height or level_tilted <= 0.04 * height:
+        return None
+    turn = _turn_onto_y(up)
+    lowest = min(p[1] for n in feet for p in j[n])
+    turned = {n: [_apply(turn, p) for p in ps] for n, ps in j.items()}
+    lift = lowest - min(p[1] for n in feet for p in turned[n])
+    joints = {n: [[p[0], p[1] + lift, p[2]] for p in ps] for n, ps in turned.items()}
+    return dict(dump, joints=joints)
+
+
+def _turn_onto_y(v):
+    """The rotation matrix (rows) of the shortest arc from the unit vector `v` onto +Y."""
+    # Rodrigues about axis v × Y, by the angle between them.
+    axis = [-v[2], 0.0, v[0]]
+    s = math.sqrt(axis[0] ** 2 + axis[2] ** 2)
+    c = v[1]
+    if s < 1e-12:
+        return [[1, 0, 0], [0, 1, 0], [0, 0, 1]] if c > 0 else [[1, 0, 0], [0, -1, 0], [0, 0, -1]]
+    x, y, z = axis[0] / s, 0.0, axis[2] / s
+    t = 1 - c
+    return [[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+            [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+            [t * x * z - s * y, t * y * z + s * x, t * z * z + c]]
+
+
+def _apply(m, p):
+    return [sum(m[r][k] * p[k] for k in range(3)) for r in range(3)]
+
+
+def target_floor(dumps, spec, work, slug):
+    """The dump judge's pelvis and ground take the target's floor from (`floor_reading`)."""
+    return floor_reading(dumps["target"], dumps.get("target_clip"), [f[1] for f in spec["feet"]],
+                         spec.get("hips_b"), os.path.join(work, slug + ".upright.json"))
 
 
 def measure_pair(source, target, dumps, work, slug):
@@ -120,7 +196,7 @@ def measure_pair(source, target, dumps, work, slug):
     sub = lambda x, y: None if x is None or y is None else x - y
     fig = {"direction": val(judge("directions", a, b, spec_path), "dir_mean"),
            "body": val(judge("integrity", t, b), "length_change_max")}
-    t = floor_reading(t, dumps.get("target_clip"), [f[1] for f in spec["feet"]])
+    t = target_floor(dumps, spec, work, slug)
     if "hips_a" in spec and len(spec["feet"]) == 2:
         fig["pelvis"] = val(judge("pelvis", a, b, t, spec_path), "pelvis_diff")
         g, g0 = judge("ground", a, b, t, spec_path), judge("ground", a, a, a, own_path)
@@ -147,3 +223,41 @@ def failing(fig):
         if over:
             bad.append(m)
     return bad
+
+
+def self_test():
+    """The floor readings on synthetic rests: an upright one is judged as it is; the same
+    tilted 57° (both feet level along the legs, 0.4 m apart in height) is stood up with both
+    feet on the lowest foot's height; one whose legs lean but whose feet are level in the
+    file (a bird's folded legs) is judged as it is."""
+    import tempfile
+    names = {"hip.L": [0.1, 1.0, 0], "hip.R": [-0.1, 1.0, 0], "foot.L": [0.1, 0.1, 0],
+             "foot.R": [-0.1, 0.1, 0], "head": [0, 1.75, 0]}
+    hips, feet = ["hip.L", "hip.R"], ["foot.L", "foot.R"]
+    dump = lambda joints: {"frames": [0.0], "joints": {n: [p] for n, p in joints.items()}}
+    assert stood_up(dump(names), hips, feet) is None
+    a = math.radians(57)
+    tilt = [[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]]
+    roll = [[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]]
+    tilted = {n: _apply(roll, _apply(tilt, p)) for n, p in names.items()}
+    low = min(tilted[f][1] for f in feet)
+    assert max(tilted[f][1] for f in feet) - low > 0.1
+    up = stood_up(dump(tilted), hips, feet)["joints"]
+    for f in feet:
+        assert abs(up[f][0][1] - low) < 1e-6, (f, up[f][0][1], low)
+    assert abs(up["head"][0][1] - low - 1.65) < 1e-6
+    leaning = dict(names, **{"foot.L": [0.1, 0.1, 0.8], "foot.R": [-0.1, 0.1, 0.8]})
+    assert stood_up(dump(leaning), hips, feet) is None
+    with tempfile.TemporaryDirectory() as d:
+        rest, out = os.path.join(d, "rest.json"), os.path.join(d, "up.json")
+        json.dump(dump(tilted), open(rest, "w"))
+        assert floor_reading(rest, None, feet, hips, out) == out
+        assert floor_reading(rest, None, feet) == rest
+    print("measure.py: self-test passed")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+    else:
+        sys.exit(f"usage: {sys.argv[0]} --self-test")

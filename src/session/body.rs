@@ -164,19 +164,19 @@ impl Session {
         Some((body.scaled(scale_of(frame)), bind))
     }
 
-    /// Adds the penetration measure to `report`: the source `a` (seen through `frame`) on
-    /// its capsules, the output `b` on the target's. Nothing where either side has no pair
-    /// of capsules to measure (a fox).
+    /// Adds the penetration measure to `report`: the source `a` (seen through `frames.0`) on
+    /// its capsules, the output `b` (through `frames.1`) on the target's. Nothing where
+    /// either side has no pair of capsules to measure (a fox).
     pub(super) fn judge_penetration(
         &self,
         report: &mut Report,
         a: &Motion,
         b: &Motion,
-        frame: Mat4,
+        frames: (Mat4, Mat4),
     ) {
         let (Some((sa, ba)), Some((sb, bb))) = (
-            Self::body_over(&self.source, a, frame),
-            Self::body_over(&self.target, b, Mat4::IDENTITY),
+            Self::body_over(&self.source, a, frames.0),
+            Self::body_over(&self.target, b, frames.1),
         ) else {
             return;
         };

@@ -461,9 +461,14 @@ impl Session {
             .collect();
         // The source as the editor shows it (its container edits: a lying file stood up by
         // hand), in the target file's world (the target's edits undone), where the output
-        // is measured.
-        let frame =
-            self.target.file.container.matrix().inverse() * self.source.file.container.matrix();
+        // is measured: stood up as it is written where the target's rest lies tilted there
+        // (`Side::upright_in_file`), with the target's rest, which gives its floor.
+        let upright = (self.target)
+            .upright_in_file(&self.map, |p| p.target)
+            .unwrap_or(glam::Mat4::IDENTITY);
+        let frame = upright
+            * self.target.file.container.matrix().inverse()
+            * self.source.file.container.matrix();
         let a = motion_in(
             &self.source,
             &measured_joints(&self.source),
@@ -472,10 +477,13 @@ impl Session {
             frame,
         );
         let target_joints = measured_joints(&self.target);
-        let b = motion(&self.target, &target_joints, Some(output), &times);
-        let t = self
+        let b = motion_in(&self.target, &target_joints, Some(output), &times, upright);
+        let mut t = self
             .same_rig_reference(name, &target_joints)
             .unwrap_or_else(|| reference_motion(&self.target, &target_joints));
+        for p in t.positions.iter_mut().flatten() {
+            *p = upright.transform_point3(*p);
+        }
         let spec = spec(self, &a, &b).ok_or_else(|| self.no_legs_to_measure())?;
         let report = quality::evaluate(&a, &b, &t, &spec, limits).map_err(|e| {
             let side = match e {
@@ -493,7 +501,7 @@ impl Session {
         report.add_declared_body(&declared, &b, &spec.free);
         report.add_grip(self.grip_figures(&a, &b, &t));
         self.measure_fingers(&a, &b, &mut report);
-        self.judge_penetration(&mut report, &a, &b, frame);
+        self.judge_penetration(&mut report, &a, &b, (frame, upright));
         Ok(report)
     }
 }

@@ -303,6 +303,9 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
             .filter(|&(s, _)| !drives_a_descendant(&known, target.parents, s, t))
+            .filter(|&(s, _)| {
+                !below_a_descendants_source(&known, source.parents, target.parents, s, t)
+            })
         {
             BonePair {
                 method: MapMethod::Chain,
@@ -330,6 +333,23 @@ fn drives_a_descendant(
     t: usize,
 ) -> bool {
     (0..known.len()).any(|d| known[d] == Some(s) && is_ancestor_in(target_parents, t, d))
+}
+
+/// Whether source joint `s` hangs below the source a name or label gave a joint below target
+/// joint `t`: the pair would put the source's order upside down (Roblox's face joints under
+/// its `Head` continue its spine chain, and a neck above the head took the tongue and swung
+/// with it, stretching the head's bone).
+fn below_a_descendants_source(
+    known: &[Option<usize>],
+    source_parents: &[Option<usize>],
+    target_parents: &[Option<usize>],
+    s: usize,
+    t: usize,
+) -> bool {
+    (0..known.len()).any(|d| {
+        known[d].is_some_and(|k| is_ancestor_in(source_parents, k, s))
+            && is_ancestor_in(target_parents, t, d)
+    })
 }
 
 /// Whether source joint `s` hangs at or below the source of target joint `t`'s nearest

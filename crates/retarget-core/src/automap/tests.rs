@@ -161,3 +161,51 @@ fn the_same_creature_lower_cased_or_run_together_maps_every_joint_by_name() {
         }
     }
 }
+
+/// `rig` without joint `name`: its children hang from its parent.
+fn without(rig: &Rig, name: &str) -> Rig {
+    let gone = rig.0.iter().position(|n| n == name).expect("joint");
+    let keep: Vec<usize> = (0..rig.0.len()).filter(|&j| j != gone).collect();
+    let new_index = |j: usize| keep.iter().position(|&k| k == j);
+    let parent = |j: usize| match rig.1[j] {
+        Some(p) if p == gone => rig.1[gone],
+        other => other,
+    };
+    (
+        keep.iter().map(|&j| rig.0[j].clone()).collect(),
+        keep.iter()
+            .map(|&j| parent(j).and_then(new_index))
+            .collect(),
+        keep.iter().map(|&j| rig.2[j]).collect(),
+    )
+}
+
+/// Roblox's face: a jaw and tongue under the head continue the spine's chain of a rig with
+/// no neck. The target's neck, above the head its name maps, took the tongue and swung with
+/// it (the head's bone stretched by 1.7 % of the height): it stays unmapped.
+#[test]
+fn a_neck_above_the_mapped_head_never_takes_a_joint_below_the_sources_head() {
+    let target = biped();
+    let mut source = without(&target, "neck");
+    let head = source.0.iter().position(|n| n == "head").unwrap();
+    for (name, y, z) in [
+        ("jaw", 1.65, 0.05),
+        ("tongue1", 1.68, 0.08),
+        ("tongue2", 1.7, 0.1),
+    ] {
+        let parent = source.0.len() - usize::from(name != "jaw");
+        source.0.push(name.into());
+        source
+            .1
+            .push(Some(if name == "jaw" { head } else { parent }));
+        source.2.push(Vec3::new(0.0, y, z));
+    }
+    let m = map(&source, &target);
+    let neck = target.0.iter().position(|n| n == "neck").unwrap();
+    let head_source = m.for_target(target.0.iter().position(|n| n == "head").unwrap());
+    assert_eq!(head_source.map(|p| p.source), Some(head));
+    if let Some(p) = m.for_target(neck) {
+        let below_head = crate::skeleton::is_ancestor_in(&source.1, head, p.source);
+        assert!(!below_head, "neck ← {}", source.0[p.source]);
+    }
+}
