@@ -382,7 +382,7 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
             let s_root = root_parent(source, p.source);
             let hung = s_root.is_some() && root_parent(target, p.target).is_some();
             let detached = source.off_body(p.source) && target.off_body(p.target);
-            if leaf && hung || detached {
+            if (leaf && hung || detached) && !under_own_source(map, target.parents, &p) {
                 TranslationMode::Copy
             } else {
                 continue;
@@ -390,6 +390,21 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
         };
         map.insert(BonePair { translation, ..p });
     }
+}
+
+/// Whether the target joint of `pair` hangs below a joint the map drives from the same
+/// source joint (GDBot's `foot_IK.L` under `foot_IK.L.001`, both paired with the robot's
+/// `l-LEGCONTROL`): the parent already takes that joint's motion, and the child copying it
+/// again would move it off its parent by the whole displacement.
+fn under_own_source(map: &BoneMap, target_parents: &[Option<usize>], pair: &BonePair) -> bool {
+    let mut at = target_parents[pair.target];
+    while let Some(p) = at {
+        if let Some(above) = map.for_target(p) {
+            return above.source == pair.source;
+        }
+        at = target_parents[p];
+    }
+    false
 }
 
 /// Without humanoid legs, the target's leg chains and the source joints their top and

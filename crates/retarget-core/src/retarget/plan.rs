@@ -308,12 +308,17 @@ pub(super) fn follow_solves(
         // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
         // hand) is a rig's shape, not a detached part: following would stretch the bone.
         let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
-        // The target's parent is driven from above this joint's source: the two
-        // hierarchies agree here (fingers paired along matched chains), nothing is detached.
+        // The target's parent is driven from the same line of the source as this joint:
+        // the two hierarchies agree here (fingers paired along matched chains), or only
+        // swap the order of two joints on one line (GDBot's `torso` over its `hips`, paired
+        // with a robot's `waist` under its `hip`); nothing is detached, and following would
+        // stretch the bone to the parent.
         let agrees = target_parent
             .and_then(|tp| map.for_target(tp))
             .is_some_and(|tp| {
-                tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
+                tp.source == pair.source
+                    || source.is_ancestor(tp.source, pair.source)
+                    || source.is_ancestor(pair.source, tp.source)
             });
         // A finger hangs from its hand, whatever palm bone the source hangs it from (the
         // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
