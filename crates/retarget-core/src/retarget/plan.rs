@@ -308,18 +308,18 @@ pub(super) fn follow_solves(
         // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
         // hand) is a rig's shape, not a detached part: following would stretch the bone.
         let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
-        // The target's parent is driven from the same line of the source as this joint:
-        // the two hierarchies agree here (fingers paired along matched chains), or only
-        // swap the order of two joints on one line (GDBot's `torso` over its `hips`, paired
-        // with a robot's `waist` under its `hip`); nothing is detached, and following would
-        // stretch the bone to the parent.
+        // The target's parent is driven from above this joint's source: the two
+        // hierarchies agree here (fingers paired along matched chains), nothing is detached.
         let agrees = target_parent
             .and_then(|tp| map.for_target(tp))
             .is_some_and(|tp| {
-                tp.source == pair.source
-                    || source.is_ancestor(tp.source, pair.source)
-                    || source.is_ancestor(pair.source, tp.source)
+                tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
             });
+        // The target hangs the joint below its anchor already, through joints the map turns
+        // from elsewhere (a shoulder the source keeps beside its arm, GDBot's `fake_shoulder`;
+        // a robot's `hip` under the `waist` paired with GDBot's `torso` above its `hips`):
+        // the hierarchy carries it, and following would stretch the bone to its parent.
+        let below_anchor = target.is_ancestor(anchor, pair.target);
         // A finger hangs from its hand, whatever palm bone the source hangs it from (the
         // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
         // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
@@ -328,6 +328,7 @@ pub(super) fn follow_solves(
             || anchor == pair.target
             || within_limb
             || agrees
+            || below_anchor
             || on_hand
         {
             continue;
