@@ -57,6 +57,20 @@ impl RigSide<'_> {
             .any(|k| labelled(k) && crate::skeleton::is_ancestor_in(self.parents, j, k))
     }
 
+    /// Whether joint `j` hangs from a control that carries a limb's end but not the body
+    /// (GDBot's knee pole `knee.L` under `foot_IK.L.001`, which holds `foot.L`): the rig
+    /// moves it with that control, and a translation of its own would pull it off.
+    fn on_limb_control(&self, j: usize) -> bool {
+        let Some(p) = self.parents[j] else {
+            return false;
+        };
+        let below = |k: usize| crate::skeleton::is_ancestor_in(self.parents, p, k);
+        let holds_body = (0..self.parents.len()).any(|k| self.label(k).is_some() && below(k));
+        let holds_hips = (0..self.parents.len())
+            .any(|k| self.label(k) == Some(HumanBone::Hips) && (k == p || below(k)));
+        holds_body && !holds_hips
+    }
+
     /// Whether joint `j` is a twist or roll bone: named so, or lying inside a labelled limb
     /// segment, between its bone and the next. The retargeter gives such a joint its share
     /// of the limb's roll; paired by its place along a chain, it took a whole joint's turn.
@@ -381,7 +395,9 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
             let leaf = !target.parents.contains(&Some(p.target));
             let s_root = root_parent(source, p.source);
             let hung = s_root.is_some() && root_parent(target, p.target).is_some();
-            let detached = source.off_body(p.source) && target.off_body(p.target);
+            let detached = source.off_body(p.source)
+                && target.off_body(p.target)
+                && !target.on_limb_control(p.target);
             if (leaf && hung || detached) && !under_own_source(map, target.parents, &p) {
                 TranslationMode::Copy
             } else {

@@ -277,6 +277,7 @@ pub(super) fn follow_solves(
     tgt_ref: &SideReference,
 ) -> Vec<FollowSolve> {
     let mut follows: Vec<(usize, FollowSolve)> = Vec::new();
+    let hips = map.for_bone(HumanBone::Hips).map(|p| p.target);
     for pair in map.pairs() {
         if pair.translation != crate::mapping::TranslationMode::None {
             continue;
@@ -299,25 +300,31 @@ pub(super) fn follow_solves(
                 .find(|p| target.is_ancestor(p.target, pair.target))
                 .or(first)
         };
-        let Some(anchor) = limb().or_else(from_source_parent).map(|p| p.target) else {
+        let by_limb = limb();
+        let Some(anchor) = by_limb.or_else(from_source_parent).map(|p| p.target) else {
             continue;
         };
         let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
             map.for_target(t).is_some()
         });
+        // The hips and the joints above them (a mapped root) hold the whole body: a hand or
+        // foot hung from them, past its limb, is detached (GDBot's `foot.L` under
+        // `foot_IK.L.001` under `root`), whatever the two hierarchies share up there.
+        let trunk = |tp: usize| hips.is_some_and(|h| h == tp || target.is_ancestor(tp, h));
+        let limb_parent = target_parent.filter(|&tp| by_limb.is_none() || !trunk(tp));
         // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
         // hand) is a rig's shape, not a detached part: following would stretch the bone.
-        let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
+        let within_limb = limb_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
         // The target's parent is driven from above this joint's source: the two
         // hierarchies agree here (fingers paired along matched chains), nothing is detached.
-        let agrees = target_parent
+        let agrees = limb_parent
             .and_then(|tp| map.for_target(tp))
             .is_some_and(|tp| {
                 tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
             });
         // The target hangs the joint below its anchor already, through joints the map turns
         // from elsewhere (a shoulder the source keeps beside its arm, GDBot's `fake_shoulder`;
-        // a robot's `hip` under the `waist` paired with GDBot's `torso` above its `hips`):
+        // a robot's `waist` under its `hip`, paired with GDBot's `torso` above its `hips`):
         // the hierarchy carries it, and following would stretch the bone to its parent.
         let below_anchor = target.is_ancestor(anchor, pair.target);
         // A finger hangs from its hand, whatever palm bone the source hangs it from (the
