@@ -8,8 +8,8 @@ use super::plan::{FollowSolve, SideReference, chain_to_root};
 use crate::mapping::{BoneMap, TranslationMode};
 use crate::skeleton::Skeleton;
 
-/// One follow per unmapped joint above a follower that holds no other placed joint, parents
-/// first.
+/// One follow per joint the map does not place (unmapped, or paired for its turn alone)
+/// above a follower that holds no other placed joint, parents first.
 pub(super) fn carried_solves(
     target: &Skeleton,
     map: &BoneMap,
