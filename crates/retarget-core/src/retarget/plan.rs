@@ -354,11 +354,14 @@ fn hangs_with_its_anchor(
     let agrees = limb_parent
         .and_then(|tp| map.for_target(tp))
         .is_some_and(|tp| tp.source == pair.source || source.is_ancestor(tp.source, pair.source));
-    // The target hangs the joint below its anchor already, through joints the map turns
-    // from elsewhere (a shoulder the source keeps beside its arm, GDBot's `fake_shoulder`;
-    // a robot's `waist` under its `hip`, paired with GDBot's `torso` above its `hips`):
-    // the hierarchy carries it, and following would stretch the bone to its parent.
-    let below_anchor = target.is_ancestor(anchor, pair.target);
+    // The target hangs the joint below its anchor already, through joints that move its
+    // parent against the anchor (GENEA's `b_l_shoulder` turning its `p_l_scap` over the
+    // arm, a shoulder GDBot keeps beside its arm; the robot's `hip`, whose translation is
+    // solved, over the `waist` paired with GDBot's `torso` above its `hips`): following
+    // would stretch the bone to its parent. A parent fixed on the anchor (Ethan's neck,
+    // which only turns, over its shoulders) keeps the bone's length either way.
+    let below_anchor = target.is_ancestor(anchor, pair.target)
+        && parent_moves_against(target, map, anchor, pair.target);
     // A finger hangs from its hand, whatever palm bone the source hangs it from (the
     // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
     // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
@@ -369,4 +372,23 @@ fn hangs_with_its_anchor(
         || agrees
         || below_anchor
         || on_hand
+}
+
+/// Whether the parent of `joint` (below `anchor`) moves in the anchor's frame: a joint
+/// between them turns (a mapped one), or one down to the parent takes a translation.
+fn parent_moves_against(target: &Skeleton, map: &BoneMap, anchor: usize, joint: usize) -> bool {
+    let parents = target.parents();
+    let Some(parent) = parents[joint] else {
+        return false;
+    };
+    let mut at = Some(parent);
+    while let Some(j) = at.filter(|&j| j != anchor) {
+        let pair = map.for_target(j);
+        let moved = pair.is_some_and(|p| p.translation != crate::mapping::TranslationMode::None);
+        if moved || (j != parent && pair.is_some()) {
+            return true;
+        }
+        at = parents[j];
+    }
+    false
 }
