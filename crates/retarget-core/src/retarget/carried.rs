@@ -19,13 +19,22 @@ pub(super) fn carried_solves(
     let n = target.len();
     let parents = target.parents();
     let mapped = |j: usize| map.for_target(j).is_some();
-    // Joints the map places: body joints, and joints whose translation the solve sets. A
-    // control paired for its turn alone (GDBot's `foot_IK.L.001` with the robot's
-    // `l-LEGCONTROL`) sits where its parent puts it, as an unmapped one does: it may be
-    // carried, and holds nothing in place.
+    // Joints the map places. A control under no body joint paired for its turn alone
+    // (GDBot's `foot_IK.L.001` under `root`, with the robot's `l-LEGCONTROL`, and the
+    // `foot_IK.L` beside its foot) sits where its parent puts it, as an unmapped one does:
+    // it may be carried, and holds nothing in place. A joint of the body paired so (a neck
+    // paired by chain under the chest) stays placed.
+    let labelled = |j: usize| map.for_target(j).is_some_and(|p| p.bone.is_some());
+    let mut in_body = vec![false; n];
+    for j in 0..n {
+        if let Some(p) = parents[j].filter(|&p| p < j) {
+            in_body[j] = in_body[p] || labelled(p);
+        }
+    }
     let pinned = |j: usize| {
-        map.for_target(j)
-            .is_some_and(|p| p.bone.is_some() || p.translation != TranslationMode::None)
+        map.for_target(j).is_some_and(|p| {
+            p.bone.is_some() || p.translation != TranslationMode::None || in_body[j]
+        })
     };
     let mut followed = vec![false; n];
     follows.iter().for_each(|f| followed[f.target] = true);
