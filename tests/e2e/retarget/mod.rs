@@ -10,6 +10,7 @@ mod finger_tips;
 mod fingers;
 mod hand_contacts;
 mod ik_bones;
+mod ik_fk_rigs;
 mod invariants;
 mod keep_out;
 mod leg_options;

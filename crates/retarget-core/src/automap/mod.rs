@@ -57,6 +57,20 @@ impl RigSide<'_> {
             .any(|k| labelled(k) && crate::skeleton::is_ancestor_in(self.parents, j, k))
     }
 
+    /// Whether joint `j` hangs from a control that carries a limb's end but not the body
+    /// (GDBot's knee pole `knee.L` under `foot_IK.L.001`, which holds `foot.L`): the rig
+    /// moves it with that control, and a translation of its own would pull it off.
+    fn on_limb_control(&self, j: usize) -> bool {
+        let Some(p) = self.parents[j] else {
+            return false;
+        };
+        let below = |k: usize| crate::skeleton::is_ancestor_in(self.parents, p, k);
+        let holds_body = (0..self.parents.len()).any(|k| self.label(k).is_some() && below(k));
+        let holds_hips = (0..self.parents.len())
+            .any(|k| self.label(k) == Some(HumanBone::Hips) && (k == p || below(k)));
+        holds_body && !holds_hips
+    }
+
     /// Whether joint `j` is a twist or roll bone: named so, or lying inside a labelled limb
     /// segment, between its bone and the next. The retargeter gives such a joint its share
     /// of the limb's roll; paired by its place along a chain, it took a whole joint's turn.
@@ -401,8 +415,10 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
             let leaf = !target.parents.contains(&Some(p.target));
             let s_root = root_parent(source, p.source);
             let hung = s_root.is_some() && root_parent(target, p.target).is_some();
-            let detached = source.off_body(p.source) && target.off_body(p.target);
-            if leaf && hung || detached {
+            let detached = source.off_body(p.source)
+                && target.off_body(p.target)
+                && !target.on_limb_control(p.target);
+            if (leaf && hung || detached) && !under_own_source(map, target.parents, &p) {
                 TranslationMode::Copy
             } else {
                 continue;
@@ -410,6 +426,21 @@ fn set_translations(map: &mut BoneMap, source: &RigSide, target: &RigSide) {
         };
         map.insert(BonePair { translation, ..p });
     }
+}
+
+/// Whether the target joint of `pair` hangs below a joint the map drives from the same
+/// source joint (GDBot's `foot_IK.L` under `foot_IK.L.001`, both paired with the robot's
+/// `l-LEGCONTROL`): the parent already takes that joint's motion, and the child copying it
+/// again would move it off its parent by the whole displacement.
+fn under_own_source(map: &BoneMap, target_parents: &[Option<usize>], pair: &BonePair) -> bool {
+    let mut at = target_parents[pair.target];
+    while let Some(p) = at {
+        if let Some(above) = map.for_target(p) {
+            return above.source == pair.source;
+        }
+        at = target_parents[p];
+    }
+    false
 }
 
 /// Without humanoid legs, the target's leg chains and the source joints their top and

@@ -5,11 +5,11 @@
 //! joint the solve places, so no bone of the file (control to body joint) stretches.
 
 use super::plan::{FollowSolve, SideReference, chain_to_root};
-use crate::mapping::BoneMap;
+use crate::mapping::{BoneMap, TranslationMode};
 use crate::skeleton::Skeleton;
 
-/// One follow per unmapped joint above a follower that holds no other placed joint, parents
-/// first.
+/// One follow per joint the map does not place (unmapped, or paired for its turn alone)
+/// above a follower that holds no other placed joint, parents first.
 pub(super) fn carried_solves(
     target: &Skeleton,
     map: &BoneMap,
@@ -19,13 +19,30 @@ pub(super) fn carried_solves(
     let n = target.len();
     let parents = target.parents();
     let mapped = |j: usize| map.for_target(j).is_some();
+    // Joints the map places. A control under no body joint paired for its turn alone
+    // (GDBot's `foot_IK.L.001` under `root`, with the robot's `l-LEGCONTROL`, and the
+    // `foot_IK.L` beside its foot) sits where its parent puts it, as an unmapped one does:
+    // it may be carried, and holds nothing in place. A joint of the body paired so (a neck
+    // paired by chain under the chest) stays placed.
+    let labelled = |j: usize| map.for_target(j).is_some_and(|p| p.bone.is_some());
+    let mut in_body = vec![false; n];
+    for j in 0..n {
+        if let Some(p) = parents[j].filter(|&p| p < j) {
+            in_body[j] = in_body[p] || labelled(p);
+        }
+    }
+    let pinned = |j: usize| {
+        map.for_target(j).is_some_and(|p| {
+            p.bone.is_some() || p.translation != TranslationMode::None || in_body[j]
+        })
+    };
     let mut followed = vec![false; n];
     follows.iter().for_each(|f| followed[f.target] = true);
     // Joints that hold a joint the solve places through the hierarchy (the pelvis under
     // the armature's root): moving them would move it, so they stay.
     let mut holds = vec![false; n];
     for j in (0..n).rev() {
-        if mapped(j) && !followed[j] {
+        if pinned(j) && !followed[j] {
             holds[j] = true;
         }
         if holds[j]
@@ -39,7 +56,7 @@ pub(super) fn carried_solves(
     for f in follows {
         let mut at = parents[f.target];
         while let Some(p) = at {
-            if !mapped(p) && !holds[p] {
+            if !pinned(p) && !holds[p] {
                 carrier[p] = true;
             }
             at = parents[p];
@@ -70,7 +87,7 @@ pub(super) fn carried_solves(
         None
     };
     let mut anchors: Vec<usize> = (0..n)
-        .filter(|&j| mapped(j) && (free[j] || followed[j]))
+        .filter(|&j| mapped(j) && !carrier[j] && (free[j] || followed[j]))
         .collect();
     let mut out = Vec::new();
     for c in (0..n).filter(|&c| carrier[c]) {

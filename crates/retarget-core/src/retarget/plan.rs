@@ -2,7 +2,7 @@
 //! constants the per-frame pass needs. Everything here runs once per `Retargeter`.
 
 use crate::humanoid::HumanBone;
-use crate::mapping::{BoneMap, RotationMode};
+use crate::mapping::{BoneMap, BonePair, RotationMode};
 use crate::skeleton::Skeleton;
 use glam::{Mat4, Quat, Vec3};
 
@@ -299,32 +299,11 @@ pub(super) fn follow_solves(
                 .find(|p| target.is_ancestor(p.target, pair.target))
                 .or(first)
         };
-        let Some(anchor) = limb().or_else(from_source_parent).map(|p| p.target) else {
+        let by_limb = limb();
+        let Some(anchor) = by_limb.or_else(from_source_parent).map(|p| p.target) else {
             continue;
         };
-        let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
-            map.for_target(t).is_some()
-        });
-        // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
-        // hand) is a rig's shape, not a detached part: following would stretch the bone.
-        let within_limb = target_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
-        // The target's parent is driven from above this joint's source: the two
-        // hierarchies agree here (fingers paired along matched chains), nothing is detached.
-        let agrees = target_parent
-            .and_then(|tp| map.for_target(tp))
-            .is_some_and(|tp| {
-                tp.source == pair.source || source.is_ancestor(tp.source, pair.source)
-            });
-        // A finger hangs from its hand, whatever palm bone the source hangs it from (the
-        // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
-        // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
-        let on_hand = crate::hands::digit_on_hand(target, map, pair.target);
-        if target_parent == Some(anchor)
-            || anchor == pair.target
-            || within_limb
-            || agrees
-            || on_hand
-        {
+        if hangs_with_its_anchor(source, target, map, pair, anchor, by_limb.is_some()) {
             continue;
         }
         let offset = tgt_ref.world[anchor]
@@ -345,4 +324,71 @@ pub(super) fn follow_solves(
     // Anchors earlier in the hierarchy first: a foot follows a leg that follows the hips.
     follows.sort_by_key(|(anchor, _)| *anchor);
     follows.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Whether the target joint of `pair` moves with `anchor` through its own hierarchy, so
+/// following would only stretch the bone to its parent (`by_limb`: the anchor is the
+/// limb of a hand or foot).
+fn hangs_with_its_anchor(
+    source: &Skeleton,
+    target: &Skeleton,
+    map: &BoneMap,
+    pair: &BonePair,
+    anchor: usize,
+    by_limb: bool,
+) -> bool {
+    let hips = map.for_bone(HumanBone::Hips).map(|p| p.target);
+    let target_parent = nearest_mapped_ancestor(target.parents(), pair.target, |t| {
+        map.for_target(t).is_some()
+    });
+    // The hips and the joints above them (a mapped root) hold the whole body: a hand or
+    // foot hung from them, past its limb, is detached (GDBot's `foot.L` under
+    // `foot_IK.L.001` under `root`), whatever the two hierarchies share up there.
+    let trunk = |tp: usize| hips.is_some_and(|h| h == tp || target.is_ancestor(tp, h));
+    let limb_parent = target_parent.filter(|&tp| !by_limb || !trunk(tp));
+    // Hanging higher up the same limb (the robot's thumb on its forearm, CMU's on the
+    // hand) is a rig's shape, not a detached part: following would stretch the bone.
+    let within_limb = limb_parent.is_some_and(|tp| target.is_ancestor(tp, anchor));
+    // The target's parent is driven from above this joint's source: the two
+    // hierarchies agree here (fingers paired along matched chains), nothing is detached.
+    let agrees = limb_parent
+        .and_then(|tp| map.for_target(tp))
+        .is_some_and(|tp| tp.source == pair.source || source.is_ancestor(tp.source, pair.source));
+    // The target hangs the joint below its anchor already, through joints that move its
+    // parent against the anchor (GENEA's `b_l_shoulder` turning its `p_l_scap` over the
+    // arm, a shoulder GDBot keeps beside its arm; the robot's `hip`, whose translation is
+    // solved, over the `waist` paired with GDBot's `torso` above its `hips`): following
+    // would stretch the bone to its parent. A parent fixed on the anchor (Ethan's neck,
+    // which only turns, over its shoulders) keeps the bone's length either way.
+    let below_anchor = target.is_ancestor(anchor, pair.target)
+        && parent_moves_against(target, map, anchor, pair.target);
+    // A finger hangs from its hand, whatever palm bone the source hangs it from (the
+    // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
+    // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
+    let on_hand = crate::hands::digit_on_hand(target, map, pair.target);
+    target_parent == Some(anchor)
+        || anchor == pair.target
+        || within_limb
+        || agrees
+        || below_anchor
+        || on_hand
+}
+
+/// Whether the parent of `joint` (below `anchor`) moves in the anchor's frame: a joint
+/// between them turns (a mapped one), or one down to the parent takes a translation.
+fn parent_moves_against(target: &Skeleton, map: &BoneMap, anchor: usize, joint: usize) -> bool {
+    let parents = target.parents();
+    let Some(parent) = parents[joint] else {
+        return false;
+    };
+    let mut at = Some(parent);
+    while let Some(j) = at.filter(|&j| j != anchor) {
+        let pair = map.for_target(j);
+        let moved = pair.is_some_and(|p| p.translation != crate::mapping::TranslationMode::None);
+        if moved || (j != parent && pair.is_some()) {
+            return true;
+        }
+        at = parents[j];
+    }
+    false
 }
