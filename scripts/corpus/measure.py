@@ -32,7 +32,10 @@ def judge(*args):
         try:
             figures[key] = float(value.removesuffix("deg"))
         except ValueError:
-            pass
+            # "198/222": how many of how many (the bones integrity found rigid).
+            n, _, _ = value.partition("/")
+            if n.isdigit():
+                figures[key] = float(n)
     return figures
 
 
@@ -194,8 +197,11 @@ def measure_pair(source, target, dumps, work, slug):
     a, b, t = dumps["source"], dumps["output"], dumps["target"]
     val = lambda r, k: r.get(k) if r else None
     sub = lambda x, y: None if x is None or y is None else x - y
+    # A dump without its hierarchy (ref-dump's, of a Draco file Blender cannot read) leaves
+    # judge no bone to hold rigid: "0 of 0" is no figure, not a pass.
+    body = judge("integrity", t, b)
     fig = {"direction": val(judge("directions", a, b, spec_path), "dir_mean"),
-           "body": val(judge("integrity", t, b), "length_change_max")}
+           "body": val(body, "length_change_max") if val(body, "rigid_bones") else None}
     t = target_floor(dumps, spec, work, slug)
     if "hips_a" in spec and len(spec["feet"]) == 2:
         fig["pelvis"] = val(judge("pelvis", a, b, t, spec_path), "pelvis_diff")
