@@ -71,7 +71,7 @@ fn side_ui(
         .striped(true)
         .show(ui, |ui| {
             ui.label("Unit");
-            ui.horizontal_wrapped(|ui| {
+            ui.vertical(|ui| {
                 if r.unit_choosable {
                     let units = Unit::ALL.map(|u| (Some(u), u.name()));
                     if let Some(unit) = pick(ui, ("unit", role), picked.0, &r.unit, &units) {
@@ -86,7 +86,7 @@ fn side_ui(
             });
             ui.end_row();
             ui.label("Up");
-            ui.horizontal_wrapped(|ui| {
+            ui.vertical(|ui| {
                 if r.up_choosable {
                     let axes = [
                         Axis::PosY,
@@ -130,7 +130,8 @@ fn side_ui(
         });
 }
 
-/// How a reading was taken, its evidence and its runner-up.
+/// How a reading was taken, its evidence and its runner-up, each on its own line under the
+/// picker (wrapped beside it, a long piece of evidence ran over the next row).
 fn choice_ui(ui: &mut egui::Ui, c: &Choice) {
     let mut text = format!("{} ({})", c.value, c.how);
     if let Some(r) = &c.runner_up {
