@@ -65,3 +65,39 @@ fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
         "{at} moved {worst:.2e} of the height off its parent"
     );
 }
+
+/// The mechanism joints between the `torso` control and the body joints it carries hang at
+/// fixed offsets from their parents (`MCH-spine.001` 0.19 from `torso`, `MCH-spine` 0.12 from
+/// `spine_fk.001`): carried to their anchors one by one, they stretched those bones as the
+/// spine bent (0.188 → 0.133); turned instead, every bone under a control keeps its length.
+#[test]
+fn a_walk_onto_rigify_keeps_the_mechanism_bones_rigid() {
+    let Some(session) = walk_onto_corpus(RIGIFY) else {
+        return;
+    };
+    let s = session.target.skeleton();
+    let clip = session.retarget_clip(None, None).unwrap();
+    let rest = Pose::bind(s).world_positions(s);
+    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let parents = s.parents();
+    let torso = s.find("torso").unwrap();
+    let (mut worst, mut at) = (0.0f32, String::new());
+    for f in world_frames(s, &clip, 120) {
+        for (j, p) in parents.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            if p != torso && !s.is_ancestor(torso, p) {
+                continue;
+            }
+            let change = (f[j].distance(f[p]) - rest[j].distance(rest[p])).abs() / (hi - lo);
+            if change > worst {
+                (worst, at) = (change, s.names()[j].clone());
+            }
+        }
+    }
+    assert!(
+        worst < 1e-3,
+        "{at} moved {worst:.2e} of the height off its parent"
+    );
+}

@@ -218,8 +218,9 @@ impl Retargeter {
         let src_ref = SideReference::new(source_world.clone());
         let tgt_ref = SideReference::new(target_world.clone());
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
-        let follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let mut follows = plan::follow_solves(source, target, map, &tgt_ref);
         let carried = carried::carried_solves(target, map, &follows, &tgt_ref);
+        carried::keep_hung_followers(target, &mut follows, &carried, &tgt_ref);
         let feet = foot_fits(map, &rotations, &src_ref);
         let tgt_height = target_reference.height(&tgt_ref.world);
         let src_height = source_reference.height(&src_ref.world);
@@ -427,8 +428,20 @@ impl Retargeter {
             .iter()
             .map(|t| t.target)
             .chain(self.fit.roots.iter().map(|r| r.target))
-            .chain(self.plan.follows.iter().map(|f| f.target))
-            .chain(self.plan.carried.iter().map(|f| f.target))
+            .chain(
+                self.plan
+                    .follows
+                    .iter()
+                    .filter(|f| f.keep.is_none())
+                    .map(|f| f.target),
+            )
+            .chain(
+                self.plan
+                    .carried
+                    .iter()
+                    .filter(|f| f.hang.is_none())
+                    .map(|f| f.target),
+            )
             .chain(self.plan.legs.iter().filter_map(|l| l.moved_foot()))
             .chain(self.ik_bone_joints())
     }

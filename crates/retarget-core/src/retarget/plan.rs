@@ -243,6 +243,30 @@ pub(super) struct FollowSolve {
     pub offset: Vec3,
     /// Target joints from the root down to the joint's parent.
     pub parent_chain: Vec<usize>,
+    /// A rigid child of a control that is itself carried: kept at its offset, its parent
+    /// turned to point it at its place instead (`carried`).
+    pub hang: Option<Hang>,
+    /// A follower hung at a fixed offset from a rigid child so kept: it keeps the offset
+    /// too, and goes where its parent takes it (`carried::keep_hung_followers`).
+    pub keep: Option<Vec3>,
+}
+
+/// A carried joint kept at its offset from its parent, which turns instead.
+#[derive(Clone, Debug)]
+pub(super) struct Hang {
+    /// The joint's offset in its parent's frame.
+    pub rest: Vec3,
+    /// The joints below the parent that the solve turns (not carried, under carried ones
+    /// only), each with the chain down to its parent: turned back, they keep their world
+    /// turns.
+    pub kept: Vec<(usize, Vec<usize>)>,
+    /// Target joints from the root down to the parent's anchor, which the parent turns with.
+    pub anchor_chain: Vec<usize>,
+    /// The parent's reference world turn in its anchor's frame.
+    pub on_anchor: Quat,
+    /// Whether the parent then points the joint at its place (its only place for carried
+    /// children): else they sit where the parent's turn takes them.
+    pub aim: bool,
 }
 
 fn nearest_mapped_ancestor(
@@ -318,6 +342,8 @@ pub(super) fn follow_solves(
                 anchor_chain: chain_to_root(target.parents(), anchor),
                 offset,
                 parent_chain,
+                hang: None,
+                keep: None,
             },
         ));
     }

@@ -200,10 +200,38 @@ fn follow(
     world_of: &mut impl FnMut(&[usize], &Pose) -> Affine3A,
     target: &mut Pose,
 ) {
+    if let Some(rest) = f.keep {
+        target.translations[f.target] = rest;
+        return;
+    }
     let anchor = world_of(&f.anchor_chain, target);
     let parent = world_of(&f.parent_chain, target);
     let world_pos = anchor.transform_point3(f.offset);
-    target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+    let (Some(hang), Some((&p, above))) = (&f.hang, f.parent_chain.split_last()) else {
+        target.translations[f.target] = parent.inverse().transform_point3(world_pos);
+        return;
+    };
+    // A rigid child: it keeps its offset, and its parent turns with the parent's anchor,
+    // then to point it at its place.
+    target.translations[f.target] = hang.rest;
+    let (_, turned, _) = parent.to_scale_rotation_translation();
+    let (_, anchor_turn, _) = world_of(&hang.anchor_chain, target).to_scale_rotation_translation();
+    let mut turn = (anchor_turn * hang.on_anchor).normalize();
+    let from = turn * hang.rest;
+    let to = world_pos - Vec3::from(parent.translation);
+    if hang.aim && from.length_squared() > 1e-12 && to.length_squared() > 1e-12 {
+        turn = (Quat::from_rotation_arc(from.normalize(), to.normalize()) * turn).normalize();
+    }
+    // The joints the solve turned below it keep their world turns (Rigify's `DEF-thigh.L`
+    // under `ORG-spine`); the carried ones go round with it.
+    let delta = turn * turned.inverse();
+    for (k, chain) in &hang.kept {
+        let (_, up, _) = world_of(chain, target).to_scale_rotation_translation();
+        target.rotations[*k] =
+            (up.inverse() * delta.inverse() * up * target.rotations[*k]).normalize();
+    }
+    let (_, over, _) = world_of(above, target).to_scale_rotation_translation();
+    target.rotations[p] = (over.inverse() * turn).normalize();
 }
 
 /// Sets the target joint of translation solve `t` where its source joint is (scaled): in
