@@ -110,6 +110,35 @@ pub fn world_frames(s: &Skeleton, clip: &Clip, frames: usize) -> Vec<Vec<Vec3>> 
         .collect()
 }
 
+/// The worst change of a bone's length (a joint to its parent) over 120 frames of
+/// `session`'s retargeted first clip against the target's bind, in heights, among the
+/// bones `counted(joint, parent)` keeps, and the joint it is at.
+pub fn worst_bone_change(
+    session: &Session,
+    counted: impl Fn(usize, usize) -> bool,
+) -> (f32, String) {
+    let s = session.target.skeleton();
+    let clip = session.retarget_clip(None, None).unwrap();
+    let rest = Pose::bind(s).world_positions(s);
+    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(p.y), hi.max(p.y))
+    });
+    let mut worst = (0.0f32, String::new());
+    for f in world_frames(s, &clip, 120) {
+        for (j, p) in s.parents().iter().enumerate() {
+            let Some(p) = *p else { continue };
+            if !counted(j, p) {
+                continue;
+            }
+            let change = (f[j].distance(f[p]) - rest[j].distance(rest[p])).abs() / (hi - lo);
+            if change > worst.0 {
+                worst = (change, s.names()[j].clone());
+            }
+        }
+    }
+    worst
+}
+
 /// World joint positions of `clip` on `s` at each of `times`.
 pub fn positions_at(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
     times

@@ -4,8 +4,8 @@
 //! leg lengths high, 40° off); a walk left the controls, and the bones from them to the
 //! body joints they carry, stretched by the distance walked.
 
-use crate::common::{walk_onto_corpus, world_frames};
-use retarget_studio::core::{HumanBone, Pose};
+use crate::common::{walk_onto_corpus, worst_bone_change};
+use retarget_studio::core::HumanBone;
 
 const RIGIFY: &str = "sets/gltf/rigify_stickman_full_rig.glb";
 
@@ -40,25 +40,10 @@ fn a_walk_onto_rigify_carries_the_controls_with_the_body() {
         return;
     };
     let s = session.target.skeleton();
-    let clip = session.retarget_clip(None, None).unwrap();
-    let rest = Pose::bind(s).world_positions(s);
-    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-        (lo.min(p.y), hi.max(p.y))
-    });
     let parents = s.parents();
-    let (mut worst, mut at) = (0.0f32, String::new());
-    for f in world_frames(s, &clip, 120) {
-        for (j, p) in parents.iter().enumerate() {
-            let Some(p) = *p else { continue };
-            if parents[p].is_none() || !s.names()[j].starts_with("DEF-") {
-                continue;
-            }
-            let change = (f[j].distance(f[p]) - rest[j].distance(rest[p])).abs() / (hi - lo);
-            if change > worst {
-                (worst, at) = (change, s.names()[j].clone());
-            }
-        }
-    }
+    let (worst, at) = worst_bone_change(&session, |j, p| {
+        parents[p].is_some() && s.names()[j].starts_with("DEF-")
+    });
     // Before: 3.5 heights (the legs and arms walked away from their controls).
     assert!(
         worst < 1e-3,
@@ -76,26 +61,8 @@ fn a_walk_onto_rigify_keeps_the_mechanism_bones_rigid() {
         return;
     };
     let s = session.target.skeleton();
-    let clip = session.retarget_clip(None, None).unwrap();
-    let rest = Pose::bind(s).world_positions(s);
-    let (lo, hi) = rest.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-        (lo.min(p.y), hi.max(p.y))
-    });
-    let parents = s.parents();
     let torso = s.find("torso").unwrap();
-    let (mut worst, mut at) = (0.0f32, String::new());
-    for f in world_frames(s, &clip, 120) {
-        for (j, p) in parents.iter().enumerate() {
-            let Some(p) = *p else { continue };
-            if p != torso && !s.is_ancestor(torso, p) {
-                continue;
-            }
-            let change = (f[j].distance(f[p]) - rest[j].distance(rest[p])).abs() / (hi - lo);
-            if change > worst {
-                (worst, at) = (change, s.names()[j].clone());
-            }
-        }
-    }
+    let (worst, at) = worst_bone_change(&session, |_, p| p == torso || s.is_ancestor(torso, p));
     assert!(
         worst < 1e-3,
         "{at} moved {worst:.2e} of the height off its parent"
