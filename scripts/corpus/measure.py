@@ -4,6 +4,7 @@ measured).
 
     /usr/bin/python3 scripts/corpus/measure.py --self-test   # the floor readings, on synthetic rests
 """
+import functools
 import json
 import math
 import os
@@ -95,6 +96,14 @@ def measure_own(source_dump, output_dump):
     return fig
 
 
+@functools.lru_cache(maxsize=16)
+def _dump(path):
+    """A dump, read once: a target's rest and own clip serve each of its pairs (never
+    changed here: `stood_up` makes a new one)."""
+    with open(path) as f:
+        return json.load(f)
+
+
 def floor_reading(rest, clip, feet, hips=None, upright_path=None):
     """The reading judge takes the target's own floor from (its lowest feet): the rest pose,
     unless the target's own clip stands lower than the rest by more than judge's contact band
@@ -103,11 +112,11 @@ def floor_reading(rest, clip, feet, hips=None, upright_path=None):
     its file is read stood up (`stood_up`), written to `upright_path`."""
     if not feet:
         return rest
-    r = json.load(open(rest))["joints"]
+    r = _dump(rest)["joints"]
     if any(f not in r for f in feet):
         return rest
     if clip:
-        c = json.load(open(clip))["joints"]
+        c = _dump(clip)["joints"]
         if all(f in c for f in feet):
             first = [p[0] for p in r.values()]
             height = max(p[1] for p in first) - min(p[1] for p in first)
@@ -115,7 +124,7 @@ def floor_reading(rest, clip, feet, hips=None, upright_path=None):
             if all(lowest(r, f) - lowest(c, f) > 0.04 * height for f in feet):
                 return clip
     if hips and upright_path and all(h in r for h in hips):
-        upright = stood_up(json.load(open(rest)), hips, feet)
+        upright = stood_up(_dump(rest), hips, feet)
         if upright is not None:
             json.dump(upright, open(upright_path, "w"))
             return upright_path
