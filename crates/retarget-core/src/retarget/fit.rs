@@ -70,9 +70,40 @@ impl Retargeter {
                 }
             }
         }
+        self.fit.scales = self.copied_scales(clip.clip());
         // The feet's offsets changed.
         super::twist::refresh(&mut self.fit.rotations);
         self.plan_locals();
+    }
+}
+
+impl Retargeter {
+    /// One body on both sides: the (target, source) joints turned as one another (a mapped
+    /// rotation with no offset) whose scale `clip` keys away from one. Onto another body a
+    /// source's stretch is its own proportions, not the target's: nothing is copied.
+    fn copied_scales(&self, clip: &Clip) -> Vec<(usize, usize)> {
+        if !self.plan.same_rig {
+            return Vec::new();
+        }
+        let keyed = |s: usize| {
+            clip.tracks()
+                .get(s)
+                .and_then(|t| t.scale.as_ref())
+                .is_some_and(|t| t.values().iter().any(|v| !v.abs_diff_eq(Vec3::ONE, 1e-6)))
+        };
+        let unturned =
+            |q: Quat| q.abs_diff_eq(Quat::IDENTITY, 1e-5) || q.abs_diff_eq(-Quat::IDENTITY, 1e-5);
+        self.fit
+            .rotations
+            .iter()
+            .enumerate()
+            .filter_map(|(t, solve)| match *solve {
+                RotationSolve::Mapped { source, offset } if unturned(offset) && keyed(source) => {
+                    Some((t, source))
+                }
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -195,6 +226,46 @@ impl Places {
             (Vec3::from(m.translation), rotation_of(glam::Mat4::from(m)))
         } else {
             (Vec3::from(m.translation), self.rotations[j].normalize())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::clip::{Clip, Interpolation, JointTracks, Track};
+    use crate::mapping::BoneMap;
+    use crate::pose::Pose;
+    use crate::reference::ReferencePose;
+    use crate::retarget::test_rigs::chain;
+    use crate::retarget::{RetargetClipOptions, Retargeter};
+    use glam::{Mat4, Vec3};
+
+    /// A leg keyed to stretch (Mannequiny's dash scales its thigh by 0.55 %, which moved its
+    /// foot 4.5 mm) comes back stretched onto its own rig; onto another body the source's
+    /// stretch is its own proportions and the target keeps its scale.
+    #[test]
+    fn a_clip_onto_its_own_rig_keeps_its_keyed_scales_and_onto_another_it_does_not() {
+        let s = chain(3, Mat4::IDENTITY);
+        let reference = ReferencePose::new(&s, Pose::rest(&s), &Default::default(), &[]);
+        let times = vec![0.0, 0.1, 0.2];
+        let stretch = vec![Vec3::ONE, Vec3::new(1.0, 1.05, 1.0), Vec3::ONE];
+        let mut tracks = vec![JointTracks::default(); 3];
+        tracks[1].scale = Some(Track::new(times, stretch.clone(), Interpolation::Linear).unwrap());
+        let clip = Clip::new("stretch", tracks, Some(10.0));
+        for same in [true, false] {
+            let mut r =
+                Retargeter::new(&s, &reference, &s, &reference, &BoneMap::identity(3)).unwrap();
+            r.set_same_rig(same);
+            let out = r
+                .retarget_clip(&s, &clip, &s, &RetargetClipOptions::default())
+                .unwrap()
+                .clip;
+            let keyed = out.tracks()[1].scale.as_ref().map(|t| t.values().to_vec());
+            if same {
+                assert_eq!(keyed, Some(stretch.clone()), "the same rig's stretch");
+            } else {
+                assert_eq!(keyed, None, "another body keeps its own scale");
+            }
         }
     }
 }

@@ -23,6 +23,8 @@ pub(super) struct Keys<'a> {
     burst: Vec<Quat>,
     /// The joints that get a translation track (`translated`), with their keys.
     translations: Vec<(usize, Vec<Vec3>)>,
+    /// The joints whose scale the solve copies (one body on both sides), with their keys.
+    scales: Vec<(usize, Vec<Vec3>)>,
     extent: Extent,
     mirror: Option<Mirrored>,
 }
@@ -57,12 +59,19 @@ impl<'a> Keys<'a> {
                 .filter(|&j| moves[j])
                 .map(|j| (j, Vec::with_capacity(frames)))
                 .collect(),
+            scales: solver
+                .fit
+                .scales
+                .iter()
+                .map(|&(j, _)| (j, Vec::with_capacity(frames)))
+                .collect(),
             extent: Extent::new(
                 solver.plan.target_container,
                 target,
                 &moves,
                 &keyed_scales(solver, target),
-            ),
+            )
+            .with_keyed_scales(solver.fit.scales.iter().map(|&(j, _)| j).collect()),
             mirror: solver.plan.solve.mirror.then(|| Mirrored {
                 mirror: solver.mirror(target),
                 out: Pose::rest(target),
@@ -92,6 +101,9 @@ impl<'a> Keys<'a> {
         self.burst.extend_from_slice(&pose.rotations);
         for (j, keys) in &mut self.translations {
             keys.push(pose.translations[*j]);
+        }
+        for (j, keys) in &mut self.scales {
+            keys.push(pose.scales[*j]);
         }
         if self.burst.len() == BURST * self.rotations.len() {
             self.flush();
@@ -133,14 +145,20 @@ impl<'a> Keys<'a> {
         let reference = &solver.plan.target_reference;
         let times: Arc<[f32]> = times.into();
         let mut translations = self.translations.into_iter().peekable();
+        let mut scales = self.scales.into_iter().peekable();
         let tracks = (0..target.len())
             .map(|j| {
                 let rest = target.rest()[j];
                 let translation = translations
                     .next_if(|(k, _)| *k == j)
                     .map(|(_, keys)| keyed(&times, keys));
-                let scale = (!reference.scales[j].abs_diff_eq(rest.scale, 1e-6))
-                    .then(|| keyed(&times, vec![reference.scales[j]; times.len()]));
+                let copied = scales
+                    .next_if(|(k, _)| *k == j)
+                    .map(|(_, keys)| keyed(&times, keys));
+                let scale = copied.or_else(|| {
+                    (!reference.scales[j].abs_diff_eq(rest.scale, 1e-6))
+                        .then(|| keyed(&times, vec![reference.scales[j]; times.len()]))
+                });
                 JointTracks {
                     translation,
                     rotation: Some(keyed(&times, std::mem::take(&mut self.rotations[j]))),
@@ -203,6 +221,8 @@ struct Extent {
     fixed: f32,
     /// Joints whose translation the clip keys.
     keyed: Vec<usize>,
+    /// Joints whose scale the clip keys: a pose with any is checked exactly.
+    keyed_scales: Vec<usize>,
     /// The pose as the file will hold it (unkeyed offsets and scales its own), for the
     /// exact check.
     file: Pose,
@@ -236,12 +256,20 @@ impl Extent {
             stretch_clear: clear,
             fixed,
             keyed: (0..target.len()).filter(|&j| moves[j]).collect(),
+            keyed_scales: Vec::new(),
             file: Pose {
                 scales: scales.to_vec(),
                 ..Pose::rest(target)
             },
             worlds: Vec::new(),
         }
+    }
+
+    /// The check for a clip that also keys these joints' scales (sorted, as the solve
+    /// writes them): the bound assumes the file's own, so such a pose is placed exactly.
+    fn with_keyed_scales(mut self, joints: Vec<usize>) -> Self {
+        self.keyed_scales = joints;
+        self
     }
 
     /// The first joint whose world transform overflows, if any.
@@ -252,13 +280,17 @@ impl Extent {
         }
         let turns: Quat = pose.rotations.iter().copied().sum();
         // `<=` is false for NaN, and a sum holding a non-finite rotation is not finite.
-        if self.stretch_clear && reach <= Self::LIMIT && turns.is_finite() {
+        let bounded = self.stretch_clear && self.keyed_scales.is_empty();
+        if bounded && reach <= Self::LIMIT && turns.is_finite() {
             return None;
         }
         let file = &mut self.file;
         file.rotations.copy_from_slice(&pose.rotations);
         for &j in &self.keyed {
             file.translations[j] = pose.translations[j];
+        }
+        for &j in &self.keyed_scales {
+            file.scales[j] = pose.scales[j];
         }
         self.worlds.resize(target.len(), glam::Mat4::IDENTITY);
         file.world_matrices_under(target, glam::Mat4::from(self.container), &mut self.worlds);

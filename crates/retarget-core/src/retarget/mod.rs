@@ -166,6 +166,9 @@ pub(super) struct Fit {
     /// Which joints are solved in their parent's frame (`locals`); made again whenever
     /// `rotations` change.
     locals: locals::LocalPlan,
+    /// One body on both sides: (target, source) joints whose scale the clip keys, copied
+    /// every frame (a squash-and-stretch leg comes back stretched).
+    scales: Vec<(usize, usize)>,
 }
 
 /// A plan and one clip's fit. Cloning shares the plan and copies the fit (the runtime keeps
@@ -344,6 +347,7 @@ impl Retargeter {
                 rotations,
                 roots,
                 locals: locals::LocalPlan::default(),
+                scales: Vec::new(),
             },
         };
         retargeter.plan_locals();

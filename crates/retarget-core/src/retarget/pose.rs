@@ -99,6 +99,9 @@ fn solve_pose(plan: &Plan, fit: &Fit, source: &Pose, target: &mut Pose, scratch:
         target_world,
     );
     super::finger_tails::curl(&plan.finger_tails, source, target);
+    for &(t, s) in &fit.scales {
+        target.scales[t] = source.scales[s];
+    }
     // The target's world transforms, shared by the solves when that is exact.
     let mut memo = plan.target_memo.then(|| {
         target_known.fill(false);
