@@ -151,6 +151,7 @@ impl Session {
             solve: SolveEdits::default(),
             curve_edits: Vec::new(),
         };
+        session.refuse_collapsed()?;
         session.face_forward()?;
         session.auto_align()?;
         for side in [&mut session.source, &mut session.target] {
@@ -353,6 +354,16 @@ impl Session {
     /// paired automatically, one to one, parent to parent, bone lengths in one proportion).
     pub fn same_rig(&self) -> bool {
         self.identical_rig() || self.same_body()
+    }
+
+    /// A side whose joints all sit at one point has no body to retarget, unless one rig is
+    /// on both sides (its joints' own turns and offsets are copied).
+    fn refuse_collapsed(&self) -> Result<(), SessionError> {
+        if self.identical_rig() {
+            return Ok(());
+        }
+        self.source.refuse_collapsed()?;
+        self.target.refuse_collapsed()
     }
 
     /// The same joints, parents, container and bind translations on both sides.
@@ -576,6 +587,7 @@ impl Session {
             solve: project.solve,
             curve_edits: project.curves,
         };
+        session.refuse_collapsed()?;
         if !project.hands_aligned {
             // Saved before fingers were lined up: they are now, on the saved pose.
             session.align_hands()?;

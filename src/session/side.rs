@@ -116,28 +116,31 @@ pub fn side_labels_weighted(
         .collect()
 }
 
-/// A rig whose joints all sit at one point (in its bind and rest poses alike) has no body:
-/// say so, naming the file, rather than "no humanoid found" or a silently wrong result.
-fn refuse_collapsed(path: &Path, asset: &Asset) -> Result<(), SessionError> {
-    let collapsed = |skeleton: &Skeleton| {
-        let spread = |pose: crate::core::Pose| {
-            let p = pose.world_positions(skeleton);
-            p.iter().map(|q| q.distance(p[0])).fold(0.0f32, f32::max)
-        };
-        skeleton.len() > 1
-            && spread(crate::core::Pose::bind(skeleton)) < 1e-9
-            && spread(crate::core::Pose::rest(skeleton)) < 1e-9
-    };
-    if !asset.skeletons.is_empty() && asset.skeletons.iter().all(collapsed) {
-        return Err(SessionError::Collapsed {
-            path: path.to_path_buf(),
-            joints: asset.skeletons[0].len(),
-        });
-    }
-    Ok(())
-}
-
 impl Side {
+    /// A rig whose joints all sit at one point (in its bind and rest poses alike) has no
+    /// body: say so, naming the file, rather than "no humanoid found" or a silently wrong
+    /// result. The session asks this only of a pair that is not one rig on both sides
+    /// (Khronos's SimpleSkin onto itself copies its joints' turns and needs no body).
+    pub(super) fn refuse_collapsed(&self) -> Result<(), SessionError> {
+        let collapsed = |skeleton: &Skeleton| {
+            let spread = |pose: crate::core::Pose| {
+                let p = pose.world_positions(skeleton);
+                p.iter().map(|q| q.distance(p[0])).fold(0.0f32, f32::max)
+            };
+            skeleton.len() > 1
+                && spread(crate::core::Pose::bind(skeleton)) < 1e-9
+                && spread(crate::core::Pose::rest(skeleton)) < 1e-9
+        };
+        let skeletons = &self.asset.skeletons;
+        if !skeletons.is_empty() && skeletons.iter().all(collapsed) {
+            return Err(SessionError::Collapsed {
+                path: self.path.clone(),
+                joints: skeletons[0].len(),
+            });
+        }
+        Ok(())
+    }
+
     pub fn load(
         role: SideRole,
         path: &Path,
@@ -158,7 +161,6 @@ impl Side {
             up: file.up,
         };
         let asset = crate::io::load(&file.path, &options)?;
-        refuse_collapsed(&file.path, &asset)?;
         // The character is the skeleton a skin deforms (a Rigify export's second,
         // unskinned `metarig` repeats its names), then the one with the most humanoid
         // labels (others: props), then the first.

@@ -3,7 +3,7 @@
 //! as our reader reads both the source and the FBX written. Corpus files, skipped, saying
 //! so, without the corpus.
 
-use crate::common::{cli_ok, corpus_path, key_times, positions_at};
+use crate::common::{asset_path, cli_ok, corpus_path, key_times, positions_at, world_matrices};
 use retarget_studio::io::{Asset, ImportOptions};
 use std::path::Path;
 
@@ -111,4 +111,44 @@ fn a_clip_that_keys_scales_comes_back_stretched_onto_its_own_character() {
         };
         assert!(worst < 1e-3, "{rel}: {joint} off by {worst} of the height");
     }
+}
+
+/// Khronos's SimpleSkin keeps both joints at one point and turns the second: no body to
+/// retarget onto another rig (refused, naming the file), but onto itself its turns come back.
+#[test]
+fn a_rig_whose_joints_sit_at_one_point_comes_back_onto_itself() {
+    let rel = "sets/gltf/SimpleSkin_embedded.gltf";
+    let Some(path) = corpus_path(rel) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("own.glb");
+    let (p, o) = (path.to_str().unwrap(), out.to_str().unwrap());
+    cli_ok(&["retarget", "-q", "--source", p, "--target", p, "--out", o]);
+    let (a, b) = (load(&path), load(&out));
+    let (sa, sb) = (&a.skeletons[0], &b.skeletons[0]);
+    // Positions alone cannot tell: the second joint turns about the point both sit at.
+    let (wa, wb) = (
+        world_matrices(sa, &a.clips[0].clip, 12),
+        world_matrices(sb, &b.clips[0].clip, 12),
+    );
+    let mut turned = false;
+    for (ja, name) in sa.names().iter().enumerate() {
+        let jb = sb
+            .find(name)
+            .unwrap_or_else(|| panic!("{name} not in the output"));
+        for (k, (fa, fb)) in wa.iter().zip(&wb).enumerate() {
+            assert!(fa[ja].abs_diff_eq(fb[jb], 1e-5), "{name} at frame {k}");
+            turned |= !fa[ja].abs_diff_eq(wa[0][ja], 1e-3);
+        }
+    }
+    assert!(turned, "the clip turns a joint");
+    let walk = asset_path("bvh/02_01.bvh");
+    let onto_walk =
+        retarget_studio::session::Session::automatic(&walk, &path, &ImportOptions::default());
+    let err = onto_walk.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains("SimpleSkin_embedded.gltf") && err.contains("one point"),
+        "the walk onto it: {err}"
+    );
 }
