@@ -316,6 +316,9 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             .filter(|_| !target.inside_limb_segment(t))
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
+            .filter(|&(s, _)| {
+                !past_another_branch(&known, &pairs, source.parents, target.parents, s, t)
+            })
             .filter(|&(s, _)| !drives_a_descendant(&known, target.parents, s, t))
             .filter(|&(s, _)| {
                 !below_a_descendants_source(&known, source.parents, target.parents, s, t)
@@ -364,6 +367,43 @@ fn below_a_descendants_source(
         known[d].is_some_and(|k| is_ancestor_in(source_parents, k, s))
             && is_ancestor_in(target_parents, t, d)
     })
+}
+
+/// Whether the source's path from the source of target joint `t`'s nearest mapped ancestor
+/// down to `s` passes a joint that names or labels give to a target joint off `t`'s own
+/// line: the branch is another limb's. A VRoid skirt hung from the shin took Mixamo's toe
+/// end past the foot and toes (its shin then turned 25° off), a bust under the chest the
+/// forearm past the shoulder and upper arm.
+fn past_another_branch(
+    known: &[Option<usize>],
+    pairs: &[BonePair],
+    source_parents: &[Option<usize>],
+    target_parents: &[Option<usize>],
+    s: usize,
+    t: usize,
+) -> bool {
+    let mut anchor = None;
+    let mut at = target_parents[t];
+    while let Some(p) = at {
+        if let Some(pair) = pairs.iter().find(|q| q.target == p) {
+            anchor = Some(pair.source);
+            break;
+        }
+        at = target_parents[p];
+    }
+    let Some(anchor) = anchor else {
+        return false;
+    };
+    let mut on_path = source_parents[s];
+    while let Some(k) = on_path.filter(|&k| k != anchor) {
+        let elsewhere = (0..known.len())
+            .any(|d| known[d] == Some(k) && d != t && !is_ancestor_in(target_parents, d, t));
+        if elsewhere {
+            return true;
+        }
+        on_path = source_parents[k];
+    }
+    false
 }
 
 /// Whether source joint `s` hangs at or below the source of target joint `t`'s nearest

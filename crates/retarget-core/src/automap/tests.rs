@@ -209,3 +209,54 @@ fn a_neck_above_the_mapped_head_never_takes_a_joint_below_the_sources_head() {
         assert!(!below_head, "neck ← {}", source.0[p.source]);
     }
 }
+
+/// `rig` with `joints` (name, parent's name, position) added at its end.
+fn with(rig: &Rig, joints: &[(&str, &str, [f32; 3])]) -> Rig {
+    let mut out = rig.clone();
+    for (name, parent, p) in joints {
+        let parent = out.0.iter().position(|n| n == parent).expect("parent");
+        out.0.push(name.to_string());
+        out.1.push(Some(parent));
+        out.2.push(Vec3::from(*p));
+    }
+    out
+}
+
+/// A VRoid skirt chain hung from each shin and a bust from the chest; Mixamo's toe ends
+/// under its toes. The skirt took the toe end (past the foot and toes the names map), and
+/// the shin, aimed at its children, turned 25° off: a helper takes no joint of another
+/// limb's branch.
+#[test]
+fn a_helper_chain_never_takes_a_joint_past_another_limbs_mapped_joints() {
+    let source = with(
+        &biped(),
+        &[
+            ("l_toe_end", "l_toe", [0.1, 0.0, 0.2]),
+            ("r_toe_end", "r_toe", [-0.1, 0.0, 0.2]),
+        ],
+    );
+    let target = with(
+        &biped(),
+        &[
+            ("skirt_l1", "l_shin", [0.1, 0.45, 0.08]),
+            ("skirt_l2", "skirt_l1", [0.1, 0.35, 0.12]),
+            ("skirt_l3", "skirt_l2", [0.1, 0.25, 0.16]),
+            ("skirt_r1", "r_shin", [-0.1, 0.45, 0.08]),
+            ("skirt_r2", "skirt_r1", [-0.1, 0.35, 0.12]),
+            ("skirt_r3", "skirt_r2", [-0.1, 0.25, 0.16]),
+            ("bust_r1", "chest", [-0.1, 1.35, 0.1]),
+            ("bust_r2", "bust_r1", [-0.1, 1.35, 0.15]),
+        ],
+    );
+    let m = map(&source, &target);
+    for (t, name) in target.0.iter().enumerate() {
+        let helper = name.starts_with("skirt") || name.starts_with("bust");
+        if let Some(p) = m.for_target(t).filter(|_| helper) {
+            let s = &source.0[p.source];
+            let limb = ["foot", "toe", "shoulder", "arm", "hand"]
+                .iter()
+                .any(|k| s.contains(k));
+            assert!(!limb, "{name} ← {s}");
+        }
+    }
+}
