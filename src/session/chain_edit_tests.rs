@@ -197,3 +197,55 @@ fn rebuild_and_remap_undo_the_overrides() {
     let neck = s.target.skeleton().find("b_Neck_04").unwrap();
     assert_eq!(s.map.for_target(neck), auto.for_target(neck));
 }
+
+/// The Reading section's left and right: the fox's left front leg read as its right one
+/// swaps its twin to the left, the legs are driven crosswise, the project keeps the
+/// reading, and undo brings both back.
+#[test]
+fn a_limb_read_on_the_other_side_swaps_its_twin_and_the_map_follows() {
+    use crate::core::chains::Lateral;
+    let mut s = fox_on_fox();
+    let left = chain_with(&s, SideRole::Target, "b_LeftUpperArm_09");
+    let right = chain_with(&s, SideRole::Target, "b_RightUpperArm_06");
+    let lateral = |s: &Session, c: usize| s.target.chains.chains[c].tags.lateral;
+    assert_eq!(
+        (lateral(&s, left), lateral(&s, right)),
+        (Lateral::Left, Lateral::Right)
+    );
+    let before = s.edit_state();
+    let label = s
+        .apply_edit(&Edit::SetLimbSide {
+            side: SideRole::Target,
+            chain: left,
+            lateral: Lateral::Right,
+        })
+        .unwrap();
+    assert!(label.contains("right"), "{label}");
+    assert_eq!(
+        (lateral(&s, left), lateral(&s, right)),
+        (Lateral::Right, Lateral::Left)
+    );
+    assert_eq!(
+        source_of(&s, "b_LeftUpperArm_09").as_deref(),
+        Some("b_RightUpperArm_06")
+    );
+    assert_eq!(
+        source_of(&s, "b_RightUpperArm_06").as_deref(),
+        Some("b_LeftUpperArm_09")
+    );
+    let saved = s.to_project();
+    let reopened = Session::from_project_file(saved).unwrap();
+    assert_eq!(
+        reopened.target.chains.chains[left].tags.lateral,
+        Lateral::Right
+    );
+    s.restore(before).unwrap();
+    assert_eq!(
+        (lateral(&s, left), lateral(&s, right)),
+        (Lateral::Left, Lateral::Right)
+    );
+    assert_eq!(
+        source_of(&s, "b_LeftUpperArm_09").as_deref(),
+        Some("b_LeftUpperArm_09")
+    );
+}

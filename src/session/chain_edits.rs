@@ -7,7 +7,7 @@
 use super::edit::side_name;
 use super::{Session, SessionError, SideRole};
 use crate::core::chains::{
-    Chain, ChainSide, ChainSkeleton, depth_word, height_word, lateral_word, match_chains,
+    Chain, ChainSide, ChainSkeleton, Lateral, depth_word, height_word, lateral_word, match_chains,
     pair_joints,
 };
 use crate::core::{BoneMap, BonePair, MapMethod, TranslationMode};
@@ -120,6 +120,51 @@ impl Session {
         }
         self.map = map;
         format!("Re-map {} chains from their tags", matches.len())
+    }
+}
+
+impl Session {
+    /// Limb chain `chain` of `side` read as on the `lateral` side (the Reading section's
+    /// left and right): a twin limb (the same kind, height, depth and limb type) read on
+    /// that side takes this one's old side, so a pair read mirrored swaps; then every
+    /// target chain is driven by the source chain its tags now match (`remap_from_chains`).
+    /// One edit, undone as one.
+    pub(super) fn set_limb_side(
+        &mut self,
+        side: SideRole,
+        chain: usize,
+        lateral: Lateral,
+    ) -> Result<String, SessionError> {
+        let chains = &self.side_mut(side).chains;
+        let Some(picked) = chains.chains.get(chain) else {
+            return Err(SessionError::BadChains {
+                side: match side {
+                    SideRole::Source => "source",
+                    SideRole::Target => "target",
+                },
+                problem: format!("there is no chain {chain}"),
+            });
+        };
+        let old = picked.tags.lateral;
+        let twin = |c: &Chain| {
+            c.kind == picked.kind
+                && c.tags.height == picked.tags.height
+                && c.tags.depth == picked.tags.depth
+                && c.tags.limb == picked.tags.limb
+        };
+        let mut edited = chains.clone();
+        for (i, c) in edited.chains.iter_mut().enumerate() {
+            if i == chain {
+                c.tags.lateral = lateral;
+            } else if twin(&chains.chains[i]) && c.tags.lateral == lateral && old != lateral {
+                c.tags.lateral = old;
+            }
+        }
+        let name = chains.names()[chain].clone();
+        self.side_mut(side).set_chains(edited);
+        self.remap_from_chains();
+        let word = lateral_word(lateral).unwrap_or("the middle");
+        Ok(format!("{} {name} read as {word}", side_name(side)))
     }
 }
 

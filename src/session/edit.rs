@@ -81,6 +81,13 @@ pub enum Edit {
     /// Every target chain driven by the source chain its tags match best, names ignored
     /// (after tags were edited); pairs whose source stays are kept as they are.
     RemapChains,
+    /// A limb chain read on another side (left, right or the middle: the Reading section),
+    /// its twin read on that side swapped to its old one, and the chains mapped again.
+    SetLimbSide {
+        side: SideRole,
+        chain: usize,
+        lateral: crate::core::chains::Lateral,
+    },
     /// Source curve `source` drives target weight `target` (or nothing).
     SetCurve {
         source: String,
@@ -307,6 +314,11 @@ impl Session {
             } => self.set_chain_source(*target_chain, *source_chain),
             Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
             Edit::RemapChains => Ok(self.remap_from_chains()),
+            Edit::SetLimbSide {
+                side,
+                chain,
+                lateral,
+            } => self.set_limb_side(*side, *chain, *lateral),
             Edit::SetReading { side, unit, up } => self.set_reading(*side, *unit, *up),
             Edit::SetSolve(settings) => {
                 self.solve.settings = *settings;

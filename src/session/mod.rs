@@ -34,7 +34,7 @@ pub use facing::{FacingReading, read_facing};
 pub use hands::{FingerCurl, FingerTipPair, JudgedHand};
 pub use missing::{MissingFile, missing_files};
 pub use quality_report::{JUDGED_SEGMENTS, JudgedJoints};
-pub use reading::{Choice, SideReading, side_reading};
+pub use reading::{Choice, LimbReading, SideReading, side_reading};
 pub use solve::FootContacts;
 
 pub use self_check::TakenFix;

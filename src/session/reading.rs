@@ -4,7 +4,7 @@
 //! up, an FBX's unit), which reads the file again.
 
 use super::{Session, SessionError, Side, SideRole};
-use crate::core::chains::ChainKind;
+use crate::core::chains::{ChainKind, Lateral};
 use crate::core::{Axis, Unit};
 use crate::io::asset::{Format, Provenance, Reading};
 
@@ -29,13 +29,27 @@ pub struct SideReading {
     /// when no skin says (a BVH).
     pub joints: usize,
     pub body_joints: Option<usize>,
-    /// Each limb chain: its name (tags: place, side, kind) and its first and last joints.
-    pub limbs: Vec<(String, String)>,
+    /// Each limb chain as read: its name, its ends and its side.
+    pub limbs: Vec<LimbReading>,
     /// The user may pick another unit: a BVH's (its format declares none) or an FBX's (a
     /// declaration and a body that both mislead).
     pub unit_choosable: bool,
     /// The user may pick another up axis (a BVH: its format declares none).
     pub up_choosable: bool,
+}
+
+/// One limb chain as read, and whether its side is in doubt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimbReading {
+    /// Its index among the side's chains.
+    pub chain: usize,
+    /// Its name (tags: place, side, kind) and its first and last joints.
+    pub name: String,
+    pub ends: String,
+    pub lateral: Lateral,
+    /// Another limb of the same place and kind is read on the same side (a dog's two front
+    /// legs both "left"): one of them is the other side's.
+    pub shares_side: bool,
 }
 
 fn choice(value: String, how: Provenance, reading: Option<&Reading>) -> Choice {
@@ -65,11 +79,19 @@ pub fn side_reading(side: &Side) -> SideReading {
         .unwrap_or_else(|| "faces +Z as read: not turned".to_owned());
     let names = side.skeleton().names();
     let chain_names = side.chains.names();
-    let limbs = (side.chains.chains.iter().zip(chain_names))
-        .filter(|(c, _)| c.kind == ChainKind::Limb)
-        .map(|(c, name)| {
-            let ends = format!("{} … {}", names[c.start()], names[c.end()]);
-            (name, ends)
+    let chains = &side.chains.chains;
+    let limbs = (chains.iter().zip(chain_names).enumerate())
+        .filter(|(_, (c, _))| c.kind == ChainKind::Limb)
+        .map(|(i, (c, name))| LimbReading {
+            chain: i,
+            name,
+            ends: format!("{} … {}", names[c.start()], names[c.end()]),
+            lateral: c.tags.lateral,
+            shares_side: c.tags.lateral != Lateral::Center
+                && chains
+                    .iter()
+                    .enumerate()
+                    .any(|(k, o)| k != i && o.kind == c.kind && o.tags == c.tags),
         })
         .collect();
     SideReading {

@@ -7,8 +7,11 @@
 use super::quality_tab::FAIL_COLOR;
 use crate::app::command::Command;
 use crate::app::names::drawable;
+use crate::core::chains::{Lateral, lateral_word};
 use crate::core::{Axis, Unit};
-use crate::session::{Choice, Edit, Session, SideReading, SideRole, first_few, side_reading};
+use crate::session::{
+    Choice, Edit, LimbReading, Session, SideReading, SideRole, first_few, side_reading,
+};
 use eframe::egui;
 
 pub fn reading_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Command>) {
@@ -122,12 +125,53 @@ fn side_ui(
                 if r.limbs.is_empty() {
                     ui.label("none found");
                 }
-                for (name, ends) in &r.limbs {
-                    ui.label(drawable(&format!("{name}: {ends}")));
+                for limb in &r.limbs {
+                    limb_ui(ui, limb, role, commands);
                 }
             });
             ui.end_row();
         });
+}
+
+/// One limb: its side as read, which the user may pick over (its twin read on that side
+/// takes its old one, and the map follows the chains), then its name and ends; flagged
+/// when another limb of its place and kind is read on the same side.
+fn limb_ui(ui: &mut egui::Ui, limb: &LimbReading, role: SideRole, commands: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        let word = |l: Lateral| lateral_word(l).unwrap_or("middle");
+        let mut lateral = limb.lateral;
+        let side = match role {
+            SideRole::Source => "Source",
+            SideRole::Target => "Target",
+        };
+        let combo =
+            egui::ComboBox::from_id_salt(("limb_side", role == SideRole::Source, limb.chain))
+                .selected_text(word(lateral))
+                .width(70.0)
+                .show_ui(ui, |ui| {
+                    for l in [Lateral::Left, Lateral::Center, Lateral::Right] {
+                        ui.selectable_value(&mut lateral, l, word(l));
+                    }
+                });
+        super::bone_map_cells::name_widget(
+            &combo.response,
+            format!("{side} side of {}", limb.name),
+        );
+        if lateral != limb.lateral {
+            commands.push(Command::Edit(Edit::SetLimbSide {
+                side: role,
+                chain: limb.chain,
+                lateral,
+            }));
+        }
+        let text = drawable(&format!("{}: {}", limb.name, limb.ends)).into_owned();
+        if limb.shares_side {
+            let warn = format!("(!) {text}: another limb is read on this side; pick its side");
+            ui.add(egui::Label::new(egui::RichText::new(warn).color(FAIL_COLOR)).wrap());
+        } else {
+            ui.add(egui::Label::new(text).wrap());
+        }
+    });
 }
 
 /// How a reading was taken, its evidence and its runner-up, each on its own line under the

@@ -267,6 +267,47 @@ fn the_reading_section_takes_another_unit_for_an_fbx() {
     assert_eq!(s.target.asset.unit, declared);
 }
 
+/// A limb read on the wrong side is picked over in the Reading section: the target's left
+/// leg read as its right swaps the right one to the left, the legs are driven crosswise
+/// (one undoable edit), and undo reads them as before.
+#[test]
+fn the_reading_section_reads_a_limb_on_the_other_side() {
+    use retarget_studio::core::chains::Lateral;
+    let mut h = walk_on_cesium(Tab::Skeleton);
+    let (leg, name) = {
+        let s = h.state().doc.session.as_ref().unwrap();
+        let thigh = s.target.labelled_joint(HumanBone::LeftUpperLeg).unwrap();
+        let c = s.target.chains.chain_of(thigh).unwrap();
+        (c, s.target.chains.names()[c].clone())
+    };
+    let driver = |h: &H| {
+        let s = h.state().doc.session.as_ref().unwrap();
+        let thigh = s.target.labelled_joint(HumanBone::LeftUpperLeg).unwrap();
+        let p = s.map.for_target(thigh).unwrap();
+        s.source.labels[p.source].map(|l| l.bone)
+    };
+    assert_eq!(driver(&h), Some(HumanBone::LeftUpperLeg));
+    // The source's section (open: its BVH unit and up were weighed) closed, so the
+    // target's limbs are in view.
+    h.get_by_label_contains("Reading: source (02_01.bvh)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label_contains("Reading: target (CesiumMan.glb)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label(&format!("Target side of {name}")).click();
+    h.run_steps(2);
+    let options: Vec<_> = h.query_all_by_label("right").collect();
+    options.last().expect("the side's options").click();
+    settled(&mut h);
+    let s = h.state().doc.session.as_ref().unwrap();
+    assert_eq!(s.target.chains.chains[leg].tags.lateral, Lateral::Right);
+    assert_eq!(driver(&h), Some(HumanBone::RightUpperLeg));
+    h.state_mut().run(Command::Undo);
+    h.run_steps(1);
+    assert_eq!(driver(&h), Some(HumanBone::LeftUpperLeg));
+}
+
 /// The target's skin on joints the map leaves still is shown as the problem it is.
 #[test]
 fn a_skin_on_joints_left_still_is_shown() {
