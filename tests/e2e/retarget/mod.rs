@@ -1,6 +1,7 @@
 mod bind_placement;
 mod bvh_target_floor;
 mod carried_feet;
+mod clavicles_on_neck;
 mod control_rigs;
 mod creature_facing;
 mod creature_variants;

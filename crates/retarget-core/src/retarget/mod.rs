@@ -221,7 +221,7 @@ impl Retargeter {
         let src_ref = SideReference::new(source_world.clone());
         let tgt_ref = SideReference::new(target_world.clone());
         let rotations = plan::rotation_solves(source, target, map, &src_ref, &tgt_ref);
-        let mut follows = plan::follow_solves(source, target, map, &tgt_ref);
+        let mut follows = plan::follow_solves(source, target, map, &tgt_ref, &rotations);
         let carried = carried::carried_solves(target, map, &follows, &tgt_ref);
         carried::keep_hung_followers(target, &mut follows, &carried, &tgt_ref);
         let feet = foot_fits(map, &rotations, &src_ref);

@@ -299,6 +299,7 @@ pub(super) fn follow_solves(
     target: &Skeleton,
     map: &BoneMap,
     tgt_ref: &SideReference,
+    solves: &[RotationSolve],
 ) -> Vec<FollowSolve> {
     let mut follows: Vec<(usize, FollowSolve)> = Vec::new();
     for pair in map.pairs() {
@@ -327,7 +328,8 @@ pub(super) fn follow_solves(
         let Some(anchor) = by_limb.or_else(from_source_parent).map(|p| p.target) else {
             continue;
         };
-        if hangs_with_its_anchor(source, target, map, pair, anchor, by_limb.is_some()) {
+        let by_limb = by_limb.is_some();
+        if hangs_with_its_anchor(source, target, map, solves, pair, anchor, by_limb) {
             continue;
         }
         let offset = tgt_ref.world[anchor]
@@ -359,6 +361,7 @@ fn hangs_with_its_anchor(
     source: &Skeleton,
     target: &Skeleton,
     map: &BoneMap,
+    solves: &[RotationSolve],
     pair: &BonePair,
     anchor: usize,
     by_limb: bool,
@@ -383,11 +386,13 @@ fn hangs_with_its_anchor(
     // The target hangs the joint below its anchor already, through joints that move its
     // parent against the anchor (GENEA's `b_l_shoulder` turning its `p_l_scap` over the
     // arm, a shoulder GDBot keeps beside its arm; the robot's `hip`, whose translation is
-    // solved, over the `waist` paired with GDBot's `torso` above its `hips`): following
-    // would stretch the bone to its parent. A parent fixed on the anchor (Ethan's neck,
-    // which only turns, over its shoulders) keeps the bone's length either way.
+    // solved, over the `waist` paired with GDBot's `torso` above its `hips`; the spine
+    // bones the map leaves out between a chest and a neck, which bend with the chain, under
+    // the ozz biped's clavicles on its neck): following would stretch the bone to its
+    // parent. A parent fixed on the anchor (Ethan's neck right on the upper chest, which
+    // only turns, over its shoulders) keeps the bone's length either way.
     let below_anchor = target.is_ancestor(anchor, pair.target)
-        && parent_moves_against(target, map, anchor, pair.target);
+        && parent_moves_against(target, map, solves, anchor, pair.target);
     // A finger hangs from its hand, whatever palm bone the source hangs it from (the
     // robot's index and ring from `Palm1.L` and `Palm3.L` beside its hand): pinned to the
     // forearm it would leave the hand as the wrist turns (`hands::digit_on_hand`).
@@ -401,17 +406,31 @@ fn hangs_with_its_anchor(
 }
 
 /// Whether the parent of `joint` (below `anchor`) moves in the anchor's frame: a joint
-/// between them turns (a mapped one), or one down to the parent takes a translation.
-fn parent_moves_against(target: &Skeleton, map: &BoneMap, anchor: usize, joint: usize) -> bool {
+/// between them turns (a mapped one, or an unmapped one bent with its chain or twisted
+/// with its limb), or one down to the parent takes a translation.
+fn parent_moves_against(
+    target: &Skeleton,
+    map: &BoneMap,
+    solves: &[RotationSolve],
+    anchor: usize,
+    joint: usize,
+) -> bool {
     let parents = target.parents();
     let Some(parent) = parents[joint] else {
         return false;
+    };
+    // An unmapped joint turns against the mapped one below it unless it keeps its
+    // reference turn on its parent or takes none of the chain's bend (`between`).
+    let turns = |j: usize| match solves[j] {
+        RotationSolve::Keep => false,
+        RotationSolve::Between { fraction, .. } => fraction > 0.0,
+        RotationSolve::Mapped { .. } | RotationSolve::Twist(_) => true,
     };
     let mut at = Some(parent);
     while let Some(j) = at.filter(|&j| j != anchor) {
         let pair = map.for_target(j);
         let moved = pair.is_some_and(|p| p.translation != crate::mapping::TranslationMode::None);
-        if moved || (j != parent && pair.is_some()) {
+        if moved || (j != parent && (pair.is_some() || turns(j))) {
             return true;
         }
         at = parents[j];
