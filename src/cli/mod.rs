@@ -242,14 +242,15 @@ impl OpenArgs {
     }
 }
 
-/// What a BVH file does not say for sure (and an FBX's unit), set by hand.
+/// What a BVH file does not say for sure (and an FBX's unit and up axis), set by hand.
 #[derive(clap::Args, Debug, Default)]
 pub struct BvhArgs {
     /// Source: its length unit (m, dm, cm, mm, in, cmu): a BVH's instead of the detected one,
     /// an FBX's instead of the declared one.
     #[arg(long, value_parser = parse_unit)]
     pub unit: Option<Unit>,
-    /// BVH source: its up axis instead of the detected one (+Y, -Z, ...).
+    /// Source: its up axis (+Y, -Z, ...): a BVH's instead of the detected one, an FBX's
+    /// instead of the declared one.
     #[arg(long, value_parser = parse_axis, allow_hyphen_values = true)]
     pub up: Option<Axis>,
 }

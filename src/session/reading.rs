@@ -34,7 +34,8 @@ pub struct SideReading {
     /// The user may pick another unit: a BVH's (its format declares none) or an FBX's (a
     /// declaration and a body that both mislead).
     pub unit_choosable: bool,
-    /// The user may pick another up axis (a BVH: its format declares none).
+    /// The user may pick another up axis: a BVH's (its format declares none) or an FBX's
+    /// (a declaration that misleads).
     pub up_choosable: bool,
 }
 
@@ -102,7 +103,7 @@ pub fn side_reading(side: &Side) -> SideReading {
         body_joints: body_joints(side),
         limbs,
         unit_choosable: matches!(a.format, Format::Bvh | Format::Fbx),
-        up_choosable: a.format == Format::Bvh,
+        up_choosable: matches!(a.format, Format::Bvh | Format::Fbx),
     }
 }
 
@@ -238,7 +239,7 @@ mod tests {
         )
         .unwrap();
         let read = side_reading(&s.target);
-        assert!(read.unit_choosable && !read.up_choosable, "{read:?}");
+        assert!(read.unit_choosable && read.up_choosable, "{read:?}");
         let map = s.map.clone();
         let declared = s.target.asset.unit;
         let picked = if declared == Unit::Metre {
@@ -264,6 +265,47 @@ mod tests {
         let reopened = Session::from_project_file(s.to_project()).unwrap();
         assert_eq!(reopened.target.asset.unit, picked);
         assert!((height(&reopened) / height(&s) - 1.0).abs() < 1e-4);
+    }
+
+    /// An FBX target's up axis picked over its declaration: the figure read lying (+Z up
+    /// over a +Y file) stands as tall along the world's Z as it stood along Y; the Reading
+    /// section says "override" with the declared axis as runner-up; the project keeps it.
+    #[test]
+    fn an_fbx_up_picked_turns_the_target_and_is_kept_in_the_project() {
+        use crate::core::Axis;
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let target = assets.join("fbx/CesiumMan.fbx");
+        let mut s = Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &target,
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        let declared = s.target.asset.up;
+        assert_eq!(declared, Axis::PosY, "CesiumMan's FBX declares +Y");
+        let bind_extent = |s: &Session, axis: usize| {
+            let sk = s.target.skeleton();
+            let p = crate::core::Pose::bind(sk).world_positions(sk);
+            let v = p.iter().map(|q| q[axis]);
+            v.clone().fold(f32::MIN, f32::max) - v.fold(f32::MAX, f32::min)
+        };
+        let tall = bind_extent(&s, 1);
+        s.apply_edit(&Edit::SetReading {
+            side: SideRole::Target,
+            unit: None,
+            up: Some(Axis::PosZ),
+        })
+        .unwrap();
+        assert_eq!(s.target.asset.up, Axis::PosZ);
+        assert!(
+            (bind_extent(&s, 2) / tall - 1.0).abs() < 1e-3,
+            "the figure lies along Z"
+        );
+        let now = side_reading(&s.target);
+        assert_eq!(now.up.how, "override");
+        assert_eq!(now.up.runner_up.as_deref(), Some(declared.name()));
+        let reopened = Session::from_project_file(s.to_project()).unwrap();
+        assert_eq!(reopened.target.asset.up, Axis::PosZ);
     }
 
     /// A skin bound to a joint the map leaves still is named: CesiumMan's skin on its

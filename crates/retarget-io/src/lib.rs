@@ -30,7 +30,8 @@ pub struct ImportOptions {
     /// The length unit of the file: a BVH's (its format states none), or an FBX's over
     /// the one it declares (or its body said) when both mislead.
     pub unit: Option<retarget_core::Unit>,
-    /// BVH only: which file axis points up.
+    /// Which file axis points up: a BVH's (its format states none), or an FBX's over the
+    /// one it declares.
     pub up: Option<retarget_core::Axis>,
 }
 
@@ -39,6 +40,9 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Asset, ImportError> 
     let mut asset = load_any(path, options)?;
     if let Some(unit) = options.unit {
         read_in_unit(&mut asset, unit);
+    }
+    if let Some(up) = options.up {
+        read_with_up(&mut asset, up);
     }
     check_containers(&asset.skeletons).map_err(|p| ImportError::new(path, p))?;
     check_clip_extent(&asset).map_err(|p| ImportError::new(path, p))?;
@@ -64,6 +68,27 @@ fn read_in_unit(asset: &mut Asset, unit: retarget_core::Unit) {
     });
     asset.unit = unit;
     asset.unit_source = Provenance::Override;
+}
+
+/// An FBX read with the up axis the caller picked: every skeleton turned from the frame its
+/// declared axis set up to the picked one's, the declared axis kept as the runner-up. A
+/// BVH reads its up axis itself.
+fn read_with_up(asset: &mut Asset, up: retarget_core::Axis) {
+    if asset.format != Format::Fbx || asset.up_source == Provenance::Override || asset.up == up {
+        return;
+    }
+    let read = asset.up;
+    let to_y = |a: retarget_core::Axis| glam::Quat::from_rotation_arc(a.vector(), glam::Vec3::Y);
+    let turn = glam::Mat4::from_quat(to_y(up) * to_y(read).inverse());
+    for s in &mut asset.skeletons {
+        s.set_container(turn * s.container());
+    }
+    asset.readings.up = Some(asset::Reading {
+        evidence: format!("picked by the user; read as {} before", read.name()),
+        runner_up: Some(read.name().to_owned()),
+    });
+    asset.up = up;
+    asset.up_source = Provenance::Override;
 }
 
 /// The most one axis of a skeleton's container may be stretched against another, and the
