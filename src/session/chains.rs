@@ -44,7 +44,7 @@ impl Side {
     /// Which joints the skin deforms with, where its weights say (`core::deform`), without
     /// the unweighted controls that carry body joints beside the labelled hips' line.
     pub fn deforming(&self) -> Option<Vec<bool>> {
-        let weights = self.asset.joint_weights(self.skeleton_index)?;
+        let weights = self.skin_weights()?;
         let mut keep = crate::core::profile::body_mask(self.skeleton(), &weights)?;
         let hips = self.labelled_joint(crate::core::HumanBone::Hips);
         if let Some(hips) = hips.filter(|_| self.is_humanoid()) {
@@ -52,6 +52,15 @@ impl Side {
             crate::core::deform::off_the_trunk(parents, &weights, hips, &mut keep);
         }
         Some(keep)
+    }
+
+    /// Each joint's vertex weight in the skin, where the side takes its body from the skin
+    /// (`BodyJoints::Skin`, the default) and has one; `None` takes every joint alike.
+    pub fn skin_weights(&self) -> Option<Vec<f32>> {
+        match self.file.body {
+            crate::io::project::BodyJoints::Skin => self.asset.joint_weights(self.skeleton_index),
+            crate::io::project::BodyJoints::All => None,
+        }
     }
 
     /// The project's chains if it has them, else the automatic ones.

@@ -81,6 +81,12 @@ pub enum Edit {
     /// Every target chain driven by the source chain its tags match best, names ignored
     /// (after tags were edited); pairs whose source stays are kept as they are.
     RemapChains,
+    /// The joints a side takes as the body (the skin's or every joint): the side read
+    /// again and the map made again.
+    SetBodyJoints {
+        side: SideRole,
+        body: crate::io::project::BodyJoints,
+    },
     /// A limb chain read on another side (left, right or the middle: the Reading section),
     /// its twin read on that side swapped to its old one, and the chains mapped again.
     SetLimbSide {
@@ -181,7 +187,8 @@ impl Session {
             (SideRole::Target, &state.target),
         ] {
             let side = self.side_mut(role);
-            if (side.file.unit, side.file.up) != (file.unit, file.up) {
+            let read = |f: &crate::io::project::SideFile| (f.unit, f.up, f.body);
+            if read(&side.file) != read(file) {
                 *side = super::Side::from_file(role, file.clone())?;
             }
         }
@@ -314,6 +321,7 @@ impl Session {
             } => self.set_chain_source(*target_chain, *source_chain),
             Edit::RebuildChains { side } => Ok(self.rebuild_chains(*side)),
             Edit::RemapChains => Ok(self.remap_from_chains()),
+            Edit::SetBodyJoints { side, body } => self.set_body_joints(*side, *body),
             Edit::SetLimbSide {
                 side,
                 chain,

@@ -7,6 +7,7 @@ use super::{Session, SessionError, Side, SideRole};
 use crate::core::chains::{ChainKind, Lateral};
 use crate::core::{Axis, Unit};
 use crate::io::asset::{Format, Provenance, Reading};
+use crate::io::project::BodyJoints;
 
 /// One reading: what was taken, how, why, and what came next.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +35,10 @@ pub struct SideReading {
     /// The user may pick another unit: a BVH's (its format declares none) or an FBX's (a
     /// declaration and a body that both mislead).
     pub unit_choosable: bool,
+    /// Which joints are taken as the body, and whether the side has a skin to say (the
+    /// user may then take every joint instead).
+    pub body: BodyJoints,
+    pub body_choosable: bool,
     /// The user may pick another up axis: a BVH's (its format declares none) or an FBX's
     /// (a declaration that misleads).
     pub up_choosable: bool,
@@ -104,6 +109,8 @@ pub fn side_reading(side: &Side) -> SideReading {
         limbs,
         unit_choosable: matches!(a.format, Format::Bvh | Format::Fbx),
         up_choosable: matches!(a.format, Format::Bvh | Format::Fbx),
+        body: side.file.body,
+        body_choosable: a.joint_weights(side.skeleton_index).is_some(),
     }
 }
 
@@ -139,6 +146,36 @@ impl Session {
         (0..parents.len())
             .filter(|&j| !moved[j] && weights[j] > 1e-3 * total.max(1e-6))
             .collect()
+    }
+
+    /// Side `role` read again with `body` as the joints taken as the body (the skin's, or
+    /// every joint), its pose set up and the map made again automatically: the labels,
+    /// chains and pairs all stand on which joints are the body.
+    pub(super) fn set_body_joints(
+        &mut self,
+        role: SideRole,
+        body: BodyJoints,
+    ) -> Result<String, SessionError> {
+        let old = self.side_mut(role).file.clone();
+        let file = crate::io::project::SideFile {
+            body,
+            container: Default::default(),
+            bone_offsets: Vec::new(),
+            chains: None,
+            ..old
+        };
+        *self.side_mut(role) = Side::from_file(role, file)?;
+        self.automatic_pose(role)?;
+        self.map = self.automatic_map();
+        self.refresh_legs();
+        let taken = match body {
+            BodyJoints::Skin => "the skin's joints",
+            BodyJoints::All => "every joint",
+        };
+        Ok(format!(
+            "{} body: {taken} (map made again)",
+            super::edit::side_name(role)
+        ))
     }
 
     /// Reads side `role` again with `unit` and `up` (`None`: as detected) and sets its pose
@@ -306,6 +343,45 @@ mod tests {
         assert_eq!(now.up.runner_up.as_deref(), Some(declared.name()));
         let reopened = Session::from_project_file(s.to_project()).unwrap();
         assert_eq!(reopened.target.asset.up, Axis::PosZ);
+    }
+
+    /// The body taken from every joint instead of the skin's (the knight's IK feet are
+    /// controls the skin leaves out): the side is read again with no skin mask, the map
+    /// made again, the project keeps the choice, and undo takes the skin's again.
+    #[test]
+    fn every_joint_taken_as_the_body_reads_the_side_again_and_undo_puts_the_skin_back() {
+        use crate::io::project::BodyJoints;
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut s = Session::automatic(
+            &assets.join("bvh/02_01.bvh"),
+            &assets.join("gltf/ik_controls/quaternius_knight_ikfeet_swapped_thumbs.glb"),
+            &crate::io::ImportOptions::default(),
+        )
+        .unwrap();
+        let read = side_reading(&s.target);
+        assert!(
+            read.body_choosable && read.body == BodyJoints::Skin,
+            "{read:?}"
+        );
+        let mask = s.target.deforming().expect("the knight's skin says");
+        assert!(mask.iter().any(|d| !d), "its IK controls are not the body");
+        let before = s.edit_state();
+        let label = s
+            .apply_edit(&Edit::SetBodyJoints {
+                side: SideRole::Target,
+                body: BodyJoints::All,
+            })
+            .unwrap();
+        assert!(label.contains("every joint"), "{label}");
+        assert_eq!(side_reading(&s.target).body, BodyJoints::All);
+        assert!(s.target.deforming().is_none());
+        assert!(!s.map.is_empty());
+        let reopened = Session::from_project_file(s.to_project()).unwrap();
+        assert_eq!(reopened.target.file.body, BodyJoints::All);
+        assert!(reopened.target.deforming().is_none());
+        s.restore(before).unwrap();
+        assert_eq!(s.target.file.body, BodyJoints::Skin);
+        assert_eq!(s.target.deforming(), Some(mask));
     }
 
     /// A skin bound to a joint the map leaves still is named: CesiumMan's skin on its

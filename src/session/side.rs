@@ -201,7 +201,7 @@ impl Side {
             level: false,
         };
         side.rebuild_reference()?;
-        let weights = side.asset.joint_weights(side.skeleton_index);
+        let weights = side.skin_weights();
         side.labels = side_labels_weighted(side.skeleton(), &side.reference, weights.as_deref());
         side.level = side.lies_level();
         // Again, now that the labels say which effectors hang away from their limbs.

@@ -61,6 +61,21 @@ pub struct SideFile {
     /// automatically on load.
     #[serde(default)]
     pub chains: Option<Vec<ChainFile>>,
+    /// Which joints are taken as the body: the skin's (the default) or every joint.
+    #[serde(default)]
+    pub body: BodyJoints,
+}
+
+/// Which joints a side's labels, chains and automatic map take as the body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BodyJoints {
+    /// The joints the skin deforms with, without controls (`core::deform`): a rig's IK
+    /// controls and helpers stay out of the body.
+    #[default]
+    Skin,
+    /// Every joint, whatever the skin says: a skin bound to a few joints (Unity's Starter
+    /// Assets armature weighted on 4) must not make helpers of the limbs.
+    All,
 }
 
 /// One bone chain, joints by name from the chain's start to its end.
@@ -83,6 +98,7 @@ impl SideFile {
             unit: None,
             up: None,
             chains: None,
+            body: BodyJoints::Skin,
         }
     }
 }

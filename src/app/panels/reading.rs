@@ -9,6 +9,7 @@ use crate::app::command::Command;
 use crate::app::names::drawable;
 use crate::core::chains::{Lateral, lateral_word};
 use crate::core::{Axis, Unit};
+use crate::io::project::BodyJoints;
 use crate::session::{
     Choice, Edit, LimbReading, Session, SideReading, SideRole, first_few, side_reading,
 };
@@ -115,9 +116,17 @@ fn side_ui(
             ui.add(egui::Label::new(drawable(&r.facing)).wrap());
             ui.end_row();
             ui.label("Body");
-            ui.label(match r.body_joints {
-                Some(n) => format!("{n} of {} joints deform the skin", r.joints),
-                None => format!("{} joints; no skin says which are the body", r.joints),
+            ui.vertical(|ui| {
+                if r.body_choosable {
+                    body_pick(ui, r, role, commands);
+                }
+                ui.label(match r.body_joints {
+                    Some(n) if r.body == BodyJoints::Skin => {
+                        format!("{n} of {} joints deform the skin", r.joints)
+                    }
+                    Some(_) => format!("all {} joints, whatever the skin says", r.joints),
+                    None => format!("{} joints; no skin says which are the body", r.joints),
+                });
             });
             ui.end_row();
             ui.label("Limbs");
@@ -131,6 +140,32 @@ fn side_ui(
             });
             ui.end_row();
         });
+}
+
+/// The joints taken as the body: the skin's (controls and helpers left out) or every joint
+/// (a skin bound to a few joints made helpers of the limbs); picking re-reads the side and
+/// makes the map again, one undoable edit.
+fn body_pick(ui: &mut egui::Ui, r: &SideReading, role: SideRole, commands: &mut Vec<Command>) {
+    let word = |b: BodyJoints| match b {
+        BodyJoints::Skin => "the skin's joints",
+        BodyJoints::All => "every joint",
+    };
+    let mut body = r.body;
+    let combo = egui::ComboBox::from_id_salt(("body_joints", role == SideRole::Source))
+        .selected_text(word(body))
+        .show_ui(ui, |ui| {
+            for b in [BodyJoints::Skin, BodyJoints::All] {
+                ui.selectable_value(&mut body, b, word(b));
+            }
+        });
+    let side = match role {
+        SideRole::Source => "Source",
+        SideRole::Target => "Target",
+    };
+    super::bone_map_cells::name_widget(&combo.response, format!("{side} body"));
+    if body != r.body {
+        commands.push(Command::Edit(Edit::SetBodyJoints { side: role, body }));
+    }
 }
 
 /// One limb: its side as read, which the user may pick over (its twin read on that side
