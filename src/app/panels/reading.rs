@@ -223,7 +223,16 @@ fn choice_ui(ui: &mut egui::Ui, c: &Choice) {
     }
 }
 
-/// A combo of "detected" and `options`; the new pick when the user changed it.
+/// The reading the file gives without a pick: how it was taken and its value ("declared:
+/// +Y", "detected: cm"), or, while a pick overrides it, what it was read as before.
+fn as_read(reading: &Choice) -> String {
+    match (reading.how, &reading.runner_up) {
+        ("override", Some(before)) => format!("as read: {before}"),
+        (how, _) => format!("{how}: {}", reading.value),
+    }
+}
+
+/// A combo of the reading as the file gives it and `options`; the new pick when the user changed it.
 fn pick<T: Copy + PartialEq>(
     ui: &mut egui::Ui,
     id: (&str, SideRole),
@@ -234,15 +243,12 @@ fn pick<T: Copy + PartialEq>(
     let shown = options
         .iter()
         .find(|(v, _)| *v == current && current.is_some())
-        .map_or_else(
-            || format!("detected: {}", reading.value),
-            |(_, n)| (*n).to_owned(),
-        );
+        .map_or_else(|| as_read(reading), |(_, n)| (*n).to_owned());
     let mut chosen = current;
     let combo = egui::ComboBox::from_id_salt((id.0, id.1 == SideRole::Source))
         .selected_text(shown)
         .show_ui(ui, |ui| {
-            ui.selectable_value(&mut chosen, None, format!("detected: {}", reading.value));
+            ui.selectable_value(&mut chosen, None, as_read(reading));
             for (v, name) in options {
                 ui.selectable_value(&mut chosen, *v, *name);
             }
