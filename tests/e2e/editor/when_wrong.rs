@@ -359,16 +359,16 @@ fn f_frames_the_view_while_playing() {
 }
 
 /// A real pair from the corpus that fails with the defaults, walked to passing: GDQuest's
-/// mannequin (UE names) onto a VRoid character, whose hands the automatic map fills from
-/// the neighbouring fingers (`LeftHandPinky1 ← index_01.l`). Opened, the editor takes the
-/// fix that passes and says so; undone, the Quality tab names the cause and one click maps
-/// the rows by their names; the report passes, and the export is written for Blender's
-/// reading (`RETARGET_STUDIO_WALK_OUT` keeps it).
+/// mannequin (UE names) onto Godot's platformer robot, whose legs the feet planting bends
+/// 5.3° away from the source's. Opened, the editor takes the fix that passes and says so;
+/// undone, the Quality tab names the cause and one click turns the planting off; the
+/// report passes, and the export is written for Blender's reading
+/// (`RETARGET_STUDIO_WALK_OUT` keeps it).
 #[test]
 fn a_failing_corpus_pair_passes_after_the_fix_the_quality_tab_offers() {
     let (Some(source), Some(target)) = (
         corpus_path("sets/gltf/gdquest_mannequiny_ue_names.glb"),
-        corpus_path("characters/gltf/vroid_talkinghead_blender_converted_arkit.glb"),
+        corpus_path("sets/gltf/godot_platformer_robot_ik_controls.glb"),
     ) else {
         return;
     };
@@ -393,8 +393,8 @@ fn a_failing_corpus_pair_passes_after_the_fix_the_quality_tab_offers() {
     settled(&mut h);
     let report = h.state().quality_report().unwrap().clone();
     assert!(!report.passed, "{}", report.to_text());
-    let fix = "Map them from the source joint of their names";
-    h.get_by_label_contains("joints take a neighbouring joint's motion");
+    let fix = "Turn feet planting off";
+    h.get_by_label_contains("planting the feet bends or stretches the legs");
     h.get_by_label(fix).click();
     settled(&mut h);
     let report = h.state().quality_report().unwrap().clone();

@@ -300,6 +300,14 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
         })
         .collect();
     let by_chain = chain_pairs(source, target, &known);
+    // Per source joint, the target joints names or labels give it (looked up per step of a
+    // source path: a scan of every target joint per step made a 5,000-joint chain cubic).
+    let mut known_targets = vec![Vec::new(); source.names.len()];
+    for (t, s) in known.iter().enumerate() {
+        if let Some(s) = *s {
+            known_targets[s].push(t);
+        }
+    }
     let mut pairs = Vec::new();
     for t in 0..target.names.len() {
         let pair = if let Some((s, method, confidence)) = by_name[t] {
@@ -317,7 +325,7 @@ pub fn automatic_map(source: &RigSide, target: &RigSide) -> BoneMap {
             .filter(|&(s, _)| source.deforms(s) == target.deforms(t))
             .filter(|&(s, _)| below_mapped_parent(&pairs, source.parents, target.parents, s, t))
             .filter(|&(s, _)| {
-                !past_another_branch(&known, &pairs, source.parents, target.parents, s, t)
+                !past_another_branch(target, &known, &known_targets, &pairs, source.parents, s, t)
             })
             .filter(|&(s, _)| !drives_a_descendant(&known, target.parents, s, t))
             .filter(|&(s, _)| {
@@ -371,17 +379,27 @@ fn below_a_descendants_source(
 
 /// Whether the source's path from the source of target joint `t`'s nearest mapped ancestor
 /// down to `s` passes a joint that names or labels give to a target joint off `t`'s own
-/// line: the branch is another limb's. A VRoid skirt hung from the shin took Mixamo's toe
+/// line: that branch is another limb's. A VRoid skirt hung from the shin took Mixamo's toe
 /// end past the foot and toes (its shin then turned 25° off), a bust under the chest the
-/// forearm past the shoulder and upper arm.
+/// forearm past the shoulder and upper arm. A copy of a limb (a four-armed variant's lower
+/// arms: the same kind, side and length as a limb names reached) takes its twin's joints.
 fn past_another_branch(
+    target: &RigSide,
     known: &[Option<usize>],
+    known_targets: &[Vec<usize>],
     pairs: &[BonePair],
     source_parents: &[Option<usize>],
-    target_parents: &[Option<usize>],
     s: usize,
     t: usize,
 ) -> bool {
+    let copy = target
+        .chains
+        .chain_of(t)
+        .is_some_and(|c| twin_of(target, c, known).is_some());
+    if copy {
+        return false;
+    }
+    let target_parents = target.parents;
     let mut anchor = None;
     let mut at = target_parents[t];
     while let Some(p) = at {
@@ -396,8 +414,9 @@ fn past_another_branch(
     };
     let mut on_path = source_parents[s];
     while let Some(k) = on_path.filter(|&k| k != anchor) {
-        let elsewhere = (0..known.len())
-            .any(|d| known[d] == Some(k) && d != t && !is_ancestor_in(target_parents, d, t));
+        let elsewhere = known_targets[k]
+            .iter()
+            .any(|&d| d != t && !is_ancestor_in(target_parents, d, t));
         if elsewhere {
             return true;
         }

@@ -102,9 +102,18 @@ pub(super) fn rotation_solves(
         };
     }
     super::twist::twist_solves(target, map, tgt_ref, &mut solves);
+    // Each joint's children, listed once: a scan of the parents per child made a long run
+    // of unmapped joints (a 5,000-joint chain) cubic.
+    let mut children = vec![Vec::new(); target.len()];
+    for (j, p) in target.parents().iter().enumerate() {
+        if let Some(p) = *p {
+            children[p].push(j);
+        }
+    }
     for t in 0..target.len() {
         if solves[t] == RotationSolve::Keep && !crate::hands::rigid_in_finger(target, map, t) {
-            solves[t] = between(target, map, tgt_ref, &solves, t).unwrap_or(RotationSolve::Keep);
+            solves[t] =
+                between(target, map, tgt_ref, &solves, &children, t).unwrap_or(RotationSolve::Keep);
         }
     }
     solves
@@ -151,6 +160,7 @@ fn between(
     map: &BoneMap,
     tgt_ref: &SideReference,
     solves: &[RotationSolve],
+    children: &[Vec<usize>],
     joint: usize,
 ) -> Option<RotationSolve> {
     let parents = target.parents();
@@ -158,7 +168,7 @@ fn between(
     while !matches!(solves[low], RotationSolve::Mapped { .. }) {
         low = parents[low]?;
     }
-    let high = chain_continuation(target, tgt_ref, solves, low, joint)?;
+    let high = chain_continuation(children, tgt_ref, solves, low, joint)?;
     let pos = &tgt_ref.positions;
     let below = (pos[joint] - pos[low]).length();
     let above = (pos[high] - pos[joint]).length();
@@ -202,7 +212,7 @@ fn between(
 /// nearly straight on from `low → joint`: the neck above an extra spine bone rather than a
 /// shoulder, the forearm beyond a twist bone.
 fn chain_continuation(
-    target: &Skeleton,
+    children: &[Vec<usize>],
     tgt_ref: &SideReference,
     solves: &[RotationSolve],
     low: usize,
@@ -211,7 +221,7 @@ fn chain_continuation(
     let pos = &tgt_ref.positions;
     let along = (pos[joint] - pos[low]).normalize_or_zero();
     let mut best: Option<(usize, f32)> = None;
-    let mut stack: Vec<usize> = target.children(joint).collect();
+    let mut stack: Vec<usize> = children[joint].clone();
     while let Some(c) = stack.pop() {
         if matches!(solves[c], RotationSolve::Mapped { .. }) {
             let dir = (pos[c] - pos[joint]).normalize_or_zero();
@@ -224,7 +234,7 @@ fn chain_continuation(
                 best = Some((c, score));
             }
         } else {
-            stack.extend(target.children(c));
+            stack.extend_from_slice(&children[c]);
         }
     }
     best.map(|(c, _)| c)
