@@ -11,7 +11,7 @@ use crate::core::chains::{Lateral, lateral_word};
 use crate::core::{Axis, Unit};
 use crate::io::project::BodyJoints;
 use crate::session::{
-    Choice, Edit, LimbReading, Session, SideReading, SideRole, first_few, side_reading,
+    Choice, Edit, LimbReading, Session, Side, SideReading, SideRole, first_few, side_reading,
 };
 use eframe::egui;
 
@@ -40,8 +40,7 @@ pub fn reading_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Comma
             .id_salt(("reading", role == SideRole::Source))
             .default_open(weighed)
             .show(ui, |ui| {
-                let picked = (side.file.unit, side.file.up);
-                side_ui(ui, &reading, role, picked, commands);
+                side_ui(ui, &reading, side, role, commands);
             });
     }
 }
@@ -66,10 +65,11 @@ fn still_skin_ui(ui: &mut egui::Ui, session: &Session) {
 fn side_ui(
     ui: &mut egui::Ui,
     r: &SideReading,
+    side: &Side,
     role: SideRole,
-    picked: (Option<Unit>, Option<Axis>),
     commands: &mut Vec<Command>,
 ) {
+    let picked = (side.file.unit, side.file.up);
     egui::Grid::new(("reading_grid", role == SideRole::Source))
         .num_columns(2)
         .striped(true)
@@ -113,7 +113,10 @@ fn side_ui(
             });
             ui.end_row();
             ui.label("Facing");
-            ui.add(egui::Label::new(drawable(&r.facing)).wrap());
+            ui.vertical(|ui| {
+                facing_turns(ui, side, role, commands);
+                ui.add(egui::Label::new(drawable(&r.facing)).wrap());
+            });
             ui.end_row();
             ui.label("Body");
             ui.vertical(|ui| {
@@ -140,6 +143,36 @@ fn side_ui(
             });
             ui.end_row();
         });
+}
+
+/// The facing read picked over: the side turned about up by a quarter or a half turn more
+/// (a figure read facing away or sideways), one undoable container edit saved in the
+/// project, as the Pose tab's turn.
+fn facing_turns(ui: &mut egui::Ui, side: &Side, role: SideRole, commands: &mut Vec<Command>) {
+    let word = match role {
+        SideRole::Source => "Source",
+        SideRole::Target => "Target",
+    };
+    ui.horizontal(|ui| {
+        for (label, degrees) in [
+            ("Turn 180°", 180.0f32),
+            ("Turn 90° left", 90.0),
+            ("Turn 90° right", -90.0),
+        ] {
+            let b = ui.small_button(label);
+            super::bone_map_cells::name_widget(&b, format!("{word} facing: {label}"));
+            if b.clicked() {
+                let mut container = side.file.container;
+                let turn = glam::Quat::from_rotation_y(degrees.to_radians());
+                container.rotation = (turn * container.rotation).normalize();
+                container.translation = turn * container.translation;
+                commands.push(Command::Edit(Edit::SetContainer {
+                    side: role,
+                    container,
+                }));
+            }
+        }
+    });
 }
 
 /// The joints taken as the body: the skin's (controls and helpers left out) or every joint

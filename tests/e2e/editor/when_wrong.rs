@@ -308,6 +308,32 @@ fn the_reading_section_reads_a_limb_on_the_other_side() {
     assert_eq!(driver(&h), Some(HumanBone::LeftUpperLeg));
 }
 
+/// A figure read facing the wrong way is turned in the Reading section: a half turn about
+/// up, one undoable edit of the side's container.
+#[test]
+fn the_reading_section_turns_a_side_read_facing_away() {
+    let mut h = walk_on_cesium(Tab::Skeleton);
+    let yaw = |h: &H| {
+        let s = h.state().doc.session.as_ref().unwrap();
+        let f = s.target.file.container.rotation * glam::Vec3::Z;
+        f.x.atan2(f.z).to_degrees()
+    };
+    let before = yaw(&h);
+    h.get_by_label_contains("Reading: source (02_01.bvh)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label_contains("Reading: target (CesiumMan.glb)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Target facing: Turn 180°").click();
+    settled(&mut h);
+    let turned = (yaw(&h) - before).rem_euclid(360.0);
+    assert!((turned - 180.0).abs() < 0.1, "turned {turned}°");
+    h.state_mut().run(Command::Undo);
+    h.run_steps(1);
+    assert!((yaw(&h) - before).abs() < 0.1);
+}
+
 /// The target's skin on joints the map leaves still is shown as the problem it is.
 #[test]
 fn a_skin_on_joints_left_still_is_shown() {
