@@ -267,6 +267,17 @@ fn the_reading_section_takes_another_unit_for_an_fbx() {
     assert_eq!(s.target.asset.unit, declared);
 }
 
+/// The walk onto CesiumMan's Reading sections: the source's (open: its BVH unit and up
+/// were weighed) closed, the target's opened and in view.
+fn open_target_reading(h: &mut H) {
+    h.get_by_label_contains("Reading: source (02_01.bvh)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label_contains("Reading: target (CesiumMan.glb)")
+        .click();
+    h.run_steps(2);
+}
+
 /// A limb read on the wrong side is picked over in the Reading section: the target's left
 /// leg read as its right swaps the right one to the left, the legs are driven crosswise
 /// (one undoable edit), and undo reads them as before.
@@ -287,14 +298,7 @@ fn the_reading_section_reads_a_limb_on_the_other_side() {
         s.source.labels[p.source].map(|l| l.bone)
     };
     assert_eq!(driver(&h), Some(HumanBone::LeftUpperLeg));
-    // The source's section (open: its BVH unit and up were weighed) closed, so the
-    // target's limbs are in view.
-    h.get_by_label_contains("Reading: source (02_01.bvh)")
-        .click();
-    h.run_steps(2);
-    h.get_by_label_contains("Reading: target (CesiumMan.glb)")
-        .click();
-    h.run_steps(2);
+    open_target_reading(&mut h);
     h.get_by_label(&format!("Target side of {name}")).click();
     h.run_steps(2);
     let options: Vec<_> = h.query_all_by_label("right").collect();
@@ -319,12 +323,7 @@ fn the_reading_section_turns_a_side_read_facing_away() {
         f.x.atan2(f.z).to_degrees()
     };
     let before = yaw(&h);
-    h.get_by_label_contains("Reading: source (02_01.bvh)")
-        .click();
-    h.run_steps(2);
-    h.get_by_label_contains("Reading: target (CesiumMan.glb)")
-        .click();
-    h.run_steps(2);
+    open_target_reading(&mut h);
     h.get_by_label("Target facing: Turn 180°").click();
     settled(&mut h);
     let turned = (yaw(&h) - before).rem_euclid(360.0);
