@@ -4,7 +4,6 @@
 //! `end_choices`), so the editor offers only moves that keep every chain whole: each chain
 //! a path down the hierarchy, no joint in two chains, no chain emptied.
 
-use super::edit::side_name;
 use super::{Session, SessionError, SideRole};
 use crate::core::chains::{
     Chain, ChainSide, ChainSkeleton, Lateral, depth_word, height_word, lateral_word, match_chains,
@@ -22,10 +21,7 @@ impl Session {
         let s = self.side_mut(side);
         check_chains(chains, s.skeleton().parents()).map_err(|problem| {
             SessionError::BadChains {
-                side: match side {
-                    SideRole::Source => "source",
-                    SideRole::Target => "target",
-                },
+                side: side.name(),
                 problem,
             }
         })?;
@@ -72,7 +68,7 @@ impl Session {
         let s = self.side_mut(side);
         let chains = s.auto_chains();
         s.set_chains(chains);
-        format!("Rebuild {} chains", side_name(side).to_lowercase())
+        format!("Rebuild {} chains", side.name())
     }
 
     /// Each target chain the matcher pairs (limbs, effectors, spine, pelvis) driven by its
@@ -138,10 +134,7 @@ impl Session {
         let chains = &self.side_mut(side).chains;
         let Some(picked) = chains.chains.get(chain) else {
             return Err(SessionError::BadChains {
-                side: match side {
-                    SideRole::Source => "source",
-                    SideRole::Target => "target",
-                },
+                side: side.name(),
                 problem: format!("there is no chain {chain}"),
             });
         };
@@ -164,7 +157,7 @@ impl Session {
         self.side_mut(side).set_chains(edited);
         self.remap_from_chains();
         let word = lateral_word(lateral).unwrap_or("the middle");
-        Ok(format!("{} {name} read as {word}", side_name(side)))
+        Ok(format!("{} {name} read as {word}", side.title()))
     }
 }
 
@@ -375,7 +368,7 @@ fn change_label(
     new: &ChainSkeleton,
     names: &[String],
 ) -> String {
-    let side = side_name(side);
+    let side = side.title();
     let old_names = old.names();
     let changed = old.chains.iter().zip(&new.chains).position(|(a, b)| a != b);
     match changed {

@@ -269,7 +269,7 @@ impl Session {
                 s.rebuild_reference()?;
                 Ok(format!(
                     "{} reference pose {}",
-                    side_name(*side),
+                    side.title(),
                     pose_source_name(source)
                 ))
             }
@@ -277,7 +277,7 @@ impl Session {
                 let s = self.side_mut(*side);
                 s.file.container = *container;
                 s.rebuild_reference()?;
-                Ok(format!("{} container", side_name(*side)))
+                Ok(format!("{} container", side.title()))
             }
             Edit::MatchHeights => self.match_heights(),
             Edit::SetBoneOffset {
@@ -297,14 +297,14 @@ impl Session {
             }
             Edit::ResetPose { side } => {
                 self.automatic_pose(*side)?;
-                Ok(format!("Reset {} pose", side_name(*side)))
+                Ok(format!("Reset {} pose", side.title()))
             }
             Edit::ClearPose { side } => {
                 let s = self.side_mut(*side);
                 s.file.container = ContainerEdit::default();
                 s.file.bone_offsets.clear();
                 s.rebuild_reference()?;
-                Ok(format!("Clear {} pose edits", side_name(*side)))
+                Ok(format!("Clear {} pose edits", side.title()))
             }
             Edit::ReplaceMap { map, label } => {
                 self.map = map.clone();
@@ -518,13 +518,6 @@ pub fn translation_name(mode: TranslationMode) -> &'static str {
         TranslationMode::HipsScaled => "hips-scaled",
         TranslationMode::Copy => "copy",
         TranslationMode::InPlace => "in place",
-    }
-}
-
-pub(super) fn side_name(side: SideRole) -> &'static str {
-    match side {
-        SideRole::Source => "Source",
-        SideRole::Target => "Target",
     }
 }
 

@@ -27,10 +27,7 @@ impl std::fmt::Display for MissingFile {
 impl MissingFile {
     /// "source" or "target".
     pub fn role_name(&self) -> &'static str {
-        match self.role {
-            SideRole::Source => "source",
-            SideRole::Target => "target",
-        }
+        self.role.name()
     }
 
     /// Points the project's side at `path`, where the file is now.

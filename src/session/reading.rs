@@ -148,6 +148,23 @@ impl Session {
             .collect()
     }
 
+    /// Side `role` read again from `file` with the pose edits and chains that stood on the
+    /// old reading dropped, and its pose set up automatically, as on load.
+    fn read_again(
+        &mut self,
+        role: SideRole,
+        file: crate::io::project::SideFile,
+    ) -> Result<(), SessionError> {
+        let file = crate::io::project::SideFile {
+            container: Default::default(),
+            bone_offsets: Vec::new(),
+            chains: None,
+            ..file
+        };
+        *self.side_mut(role) = Side::from_file(role, file)?;
+        self.automatic_pose(role)
+    }
+
     /// Side `role` read again with `body` as the joints taken as the body (the skin's, or
     /// every joint), its pose set up and the map made again automatically: the labels,
     /// chains and pairs all stand on which joints are the body.
@@ -157,25 +174,14 @@ impl Session {
         body: BodyJoints,
     ) -> Result<String, SessionError> {
         let old = self.side_mut(role).file.clone();
-        let file = crate::io::project::SideFile {
-            body,
-            container: Default::default(),
-            bone_offsets: Vec::new(),
-            chains: None,
-            ..old
-        };
-        *self.side_mut(role) = Side::from_file(role, file)?;
-        self.automatic_pose(role)?;
+        self.read_again(role, crate::io::project::SideFile { body, ..old })?;
         self.map = self.automatic_map();
         self.refresh_legs();
         let taken = match body {
             BodyJoints::Skin => "the skin's joints",
             BodyJoints::All => "every joint",
         };
-        Ok(format!(
-            "{} body: {taken} (map made again)",
-            super::edit::side_name(role)
-        ))
+        Ok(format!("{} body: {taken} (map made again)", role.title()))
     }
 
     /// Reads side `role` again with `unit` and `up` (`None`: as detected) and sets its pose
@@ -187,20 +193,11 @@ impl Session {
         up: Option<Axis>,
     ) -> Result<String, SessionError> {
         let old = self.side_mut(role).file.clone();
-        let file = crate::io::project::SideFile {
-            unit,
-            up,
-            container: Default::default(),
-            bone_offsets: Vec::new(),
-            chains: None,
-            ..old
-        };
-        *self.side_mut(role) = Side::from_file(role, file)?;
-        self.automatic_pose(role)?;
+        self.read_again(role, crate::io::project::SideFile { unit, up, ..old })?;
         let said = |v: Option<&'static str>| v.unwrap_or("detected");
         Ok(format!(
             "{} read in {} with {} up",
-            super::edit::side_name(role),
+            role.title(),
             said(unit.map(Unit::name)),
             said(up.map(Axis::name))
         ))

@@ -14,6 +14,24 @@ pub enum SideRole {
     Target,
 }
 
+impl SideRole {
+    /// "source" or "target", as a sentence says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SideRole::Source => "source",
+            SideRole::Target => "target",
+        }
+    }
+
+    /// "Source" or "Target", as a label or an undo step starts.
+    pub fn title(self) -> &'static str {
+        match self {
+            SideRole::Source => "Source",
+            SideRole::Target => "Target",
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Side {
     pub role: SideRole,

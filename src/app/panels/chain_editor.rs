@@ -25,10 +25,7 @@ pub fn chain_editor_ui(
         SideRole::Source => session.source.skeleton(),
         SideRole::Target => session.target.skeleton(),
     };
-    let side_word = match side {
-        SideRole::Source => "Source",
-        SideRole::Target => "Target",
-    };
+    let side_word = side.title();
     ui.horizontal_wrapped(|ui| {
         ui.strong(format!("{side_word} chain: {}", chains.names()[i]));
         ui.label(format!(

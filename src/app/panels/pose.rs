@@ -273,10 +273,7 @@ fn bone_offset_ui(
 }
 
 fn side_key(role: SideRole) -> &'static str {
-    match role {
-        SideRole::Source => "source",
-        SideRole::Target => "target",
-    }
+    role.name()
 }
 
 fn agreement_ui(ui: &mut egui::Ui, session: &Session) {

@@ -26,10 +26,7 @@ pub fn reading_ui(ui: &mut egui::Ui, session: &Session, commands: &mut Vec<Comma
             drawable(&f.to_string_lossy()).into_owned()
         });
         let reading = side_reading(side);
-        let role_word = match role {
-            SideRole::Source => "source",
-            SideRole::Target => "target",
-        };
+        let role_word = role.name();
         let title = format!(
             "Reading: {role_word} ({file}): {}, {} up",
             reading.unit.value, reading.up.value
@@ -149,10 +146,7 @@ fn side_ui(
 /// (a figure read facing away or sideways), one undoable container edit saved in the
 /// project, as the Pose tab's turn.
 fn facing_turns(ui: &mut egui::Ui, side: &Side, role: SideRole, commands: &mut Vec<Command>) {
-    let word = match role {
-        SideRole::Source => "Source",
-        SideRole::Target => "Target",
-    };
+    let word = role.title();
     ui.horizontal(|ui| {
         for (label, degrees) in [
             ("Turn 180°", 180.0f32),
@@ -191,10 +185,7 @@ fn body_pick(ui: &mut egui::Ui, r: &SideReading, role: SideRole, commands: &mut 
                 ui.selectable_value(&mut body, b, word(b));
             }
         });
-    let side = match role {
-        SideRole::Source => "Source",
-        SideRole::Target => "Target",
-    };
+    let side = role.title();
     super::bone_map_cells::name_widget(&combo.response, format!("{side} body"));
     if body != r.body {
         commands.push(Command::Edit(Edit::SetBodyJoints { side: role, body }));
@@ -208,10 +199,7 @@ fn limb_ui(ui: &mut egui::Ui, limb: &LimbReading, role: SideRole, commands: &mut
     ui.horizontal_wrapped(|ui| {
         let word = |l: Lateral| lateral_word(l).unwrap_or("middle");
         let mut lateral = limb.lateral;
-        let side = match role {
-            SideRole::Source => "Source",
-            SideRole::Target => "Target",
-        };
+        let side = role.title();
         let combo =
             egui::ComboBox::from_id_salt(("limb_side", role == SideRole::Source, limb.chain))
                 .selected_text(word(lateral))
@@ -286,10 +274,7 @@ fn pick<T: Copy + PartialEq>(
                 ui.selectable_value(&mut chosen, *v, *name);
             }
         });
-    let side = match id.1 {
-        SideRole::Source => "Source",
-        SideRole::Target => "Target",
-    };
+    let side = id.1.title();
     super::bone_map_cells::name_widget(&combo.response, format!("{side} {}", id.0));
     (chosen != current).then_some(chosen)
 }

@@ -400,16 +400,7 @@ fn past_another_branch(
         return false;
     }
     let target_parents = target.parents;
-    let mut anchor = None;
-    let mut at = target_parents[t];
-    while let Some(p) = at {
-        if let Some(pair) = pairs.iter().find(|q| q.target == p) {
-            anchor = Some(pair.source);
-            break;
-        }
-        at = target_parents[p];
-    }
-    let Some(anchor) = anchor else {
+    let Some(anchor) = nearest_mapped_source(pairs, target_parents, t) else {
         return false;
     };
     let mut on_path = source_parents[s];
@@ -436,14 +427,24 @@ fn below_mapped_parent(
     s: usize,
     t: usize,
 ) -> bool {
+    nearest_mapped_source(pairs, target_parents, t)
+        .is_none_or(|anchor| s == anchor || is_ancestor_in(source_parents, anchor, s))
+}
+
+/// The source of target joint `t`'s nearest ancestor that `pairs` maps.
+fn nearest_mapped_source(
+    pairs: &[BonePair],
+    target_parents: &[Option<usize>],
+    t: usize,
+) -> Option<usize> {
     let mut at = target_parents[t];
     while let Some(p) = at {
         if let Some(pair) = pairs.iter().find(|q| q.target == p) {
-            return s == pair.source || is_ancestor_in(source_parents, pair.source, s);
+            return Some(pair.source);
         }
         at = target_parents[p];
     }
-    true
+    None
 }
 
 /// The pelvis (the humanoid hips where both sides have them) carries the scaled root

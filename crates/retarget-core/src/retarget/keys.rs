@@ -71,7 +71,7 @@ impl<'a> Keys<'a> {
                 &moves,
                 &keyed_scales(solver, target),
             )
-            .with_keyed_scales(solver.fit.scales.iter().map(|&(j, _)| j).collect()),
+            .with_stretched(solver.fit.scales.iter().map(|&(j, _)| j).collect()),
             mirror: solver.plan.solve.mirror.then(|| Mirrored {
                 mirror: solver.mirror(target),
                 out: Pose::rest(target),
@@ -212,8 +212,9 @@ fn translated(solver: &Retargeter, target: &Skeleton) -> Vec<bool> {
 /// pose it cannot clear pays for exact forward kinematics.
 struct Extent {
     container: Affine3A,
-    /// Per joint, how much everything above it stretches its offset (scales are not keyed
-    /// per frame: the file holds the reference's or the rest's).
+    /// Per joint, how much everything above it stretches its offset, by the scales the file
+    /// holds (the reference's or the rest's; a pose of a clip that keys scales per frame,
+    /// `stretched`, is placed exactly).
     above: Vec<f32>,
     /// Whether every joint's own stretch is within the limit.
     stretch_clear: bool,
@@ -222,7 +223,7 @@ struct Extent {
     /// Joints whose translation the clip keys.
     keyed: Vec<usize>,
     /// Joints whose scale the clip keys: a pose with any is checked exactly.
-    keyed_scales: Vec<usize>,
+    stretched: Vec<usize>,
     /// The pose as the file will hold it (unkeyed offsets and scales its own), for the
     /// exact check.
     file: Pose,
@@ -256,7 +257,7 @@ impl Extent {
             stretch_clear: clear,
             fixed,
             keyed: (0..target.len()).filter(|&j| moves[j]).collect(),
-            keyed_scales: Vec::new(),
+            stretched: Vec::new(),
             file: Pose {
                 scales: scales.to_vec(),
                 ..Pose::rest(target)
@@ -267,8 +268,8 @@ impl Extent {
 
     /// The check for a clip that also keys these joints' scales (sorted, as the solve
     /// writes them): the bound assumes the file's own, so such a pose is placed exactly.
-    fn with_keyed_scales(mut self, joints: Vec<usize>) -> Self {
-        self.keyed_scales = joints;
+    fn with_stretched(mut self, joints: Vec<usize>) -> Self {
+        self.stretched = joints;
         self
     }
 
@@ -280,7 +281,7 @@ impl Extent {
         }
         let turns: Quat = pose.rotations.iter().copied().sum();
         // `<=` is false for NaN, and a sum holding a non-finite rotation is not finite.
-        let bounded = self.stretch_clear && self.keyed_scales.is_empty();
+        let bounded = self.stretch_clear && self.stretched.is_empty();
         if bounded && reach <= Self::LIMIT && turns.is_finite() {
             return None;
         }
@@ -289,7 +290,7 @@ impl Extent {
         for &j in &self.keyed {
             file.translations[j] = pose.translations[j];
         }
-        for &j in &self.keyed_scales {
+        for &j in &self.stretched {
             file.scales[j] = pose.scales[j];
         }
         self.worlds.resize(target.len(), glam::Mat4::IDENTITY);
