@@ -16,6 +16,8 @@ use glam::{Mat4, Quat, Vec3};
 const MIN_TRAVEL: f32 = 0.5;
 /// Travel whose net distance is under this share of its path wanders: it has no heading.
 const MIN_STRAIGHT: f32 = 0.8;
+/// A body line leaning less than this from upright is a standing figure's: no facing.
+const MIN_LEAN_DEG: f32 = 30.0;
 /// A facing this close to an axis is that axis: files are authored on axes, and a creature
 /// that drifts a few degrees over its walk must not turn the world its path lies in.
 const SNAP_DEG: f32 = 10.0;
@@ -26,11 +28,12 @@ pub enum ForwardEvidence {
     /// The body's centre travels `lengths` of its own length over the clip, in a straight line.
     Travel { lengths: f32 },
     /// No travel to go on: the head end of the body (`head`) lies ahead of its tail end
-    /// (`tail`), over `frames` sampled frames.
+    /// (`tail`) in the pose it stands in (`frames` is `None`), else over `frames` sampled
+    /// frames of its clip.
     BodyLine {
         head: String,
         tail: String,
-        frames: usize,
+        frames: Option<usize>,
     },
 }
 
@@ -75,16 +78,26 @@ impl ForwardReading {
             ForwardEvidence::Travel { lengths } => {
                 format!("the body travels {lengths:.1} of its lengths that way over the clip")
             }
-            ForwardEvidence::BodyLine { head, tail, frames } => format!(
-                "no travel to go on; its head end {head} lies ahead of its tail end {tail} over {frames} frames"
-            ),
+            ForwardEvidence::BodyLine { head, tail, frames } => {
+                let when = match frames {
+                    None => "in the pose it stands in".to_owned(),
+                    Some(n) => format!("over {n} frames"),
+                };
+                format!(
+                    "no travel to go on; its head end {head} lies ahead of its tail end {tail} {when}"
+                )
+            }
+        };
+        let from = match &self.evidence {
+            ForwardEvidence::BodyLine { frames: None, .. } => "its pose",
+            _ => "the motion",
         };
         match self.body_says {
             Some(axis) => format!(
-                "forward is {facing}, read from the motion ({why}); its body line would say {}",
+                "forward is {facing}, read from {from} ({why}); its body line would say {}",
                 axis.name()
             ),
-            None => format!("forward is {facing}, read from the motion ({why})"),
+            None => format!("forward is {facing}, read from {from} ({why})"),
         }
     }
 }
@@ -108,15 +121,13 @@ pub fn read_forward(
     let frames: Vec<Vec<Vec3>> = clip
         .map(|c| sampled_poses(skeleton, c).iter().map(world).collect())
         .unwrap_or_default();
-    let body = line.and_then(|l| {
-        body_direction(
-            l,
-            if frames.is_empty() {
-                std::slice::from_ref(&rest)
-            } else {
-                &frames
-            },
-        )
+    // The pose it stands in is authored; a clip may roll, fall or turn (a horse's death):
+    // the body line over the clip counts only where the stance lies upright.
+    let stance_line = line.and_then(|l| body_direction(l, std::slice::from_ref(&rest)));
+    let body = stance_line.map(|b| (b, None)).or_else(|| {
+        line.filter(|_| !frames.is_empty())
+            .and_then(|l| body_direction(l, &frames))
+            .map(|b| (b, Some(frames.len())))
     });
     let names = skeleton.names();
     if let Some((forward, lengths)) = travel(&frames, horizontal_length(&rest)) {
@@ -124,17 +135,19 @@ pub fn read_forward(
             forward,
             evidence: ForwardEvidence::Travel { lengths },
             body_says: body
+                .map(|(b, _)| b)
                 .filter(|b| b.angle_between(forward) > 45f32.to_radians())
                 .map(Axis::dominant),
         });
     }
     let (head, tail) = line?;
+    let (forward, frames) = body?;
     Some(ForwardReading {
-        forward: body?,
+        forward,
         evidence: ForwardEvidence::BodyLine {
             head: names[head].clone(),
             tail: names[tail].clone(),
-            frames: frames.len().max(1),
+            frames,
         },
         body_says: None,
     })
@@ -170,11 +183,13 @@ fn travel(frames: &[Vec<Vec3>], length: f32) -> Option<(Vec3, f32)> {
 }
 
 /// The mean horizontal direction from the tail end to the head end, when the body lies
-/// nearer level than upright (a standing biped's spine says nothing of its facing).
+/// leans more than `MIN_LEAN_DEG` from upright (a standing biped's spine says nothing of its
+/// facing; a horse's head stands high above its belly, 42° from upright, and ahead of it).
 fn body_direction((head, tail): (usize, usize), frames: &[Vec<Vec3>]) -> Option<Vec3> {
     let v: Vec3 = frames.iter().map(|f| f[head] - f[tail]).sum();
     let level = flat(v);
-    (level.length() > v.y.abs()).then(|| level.try_normalize())?
+    let lean = level.length().atan2(v.y.abs()).to_degrees();
+    (lean > MIN_LEAN_DEG).then(|| level.try_normalize())?
 }
 
 /// The joints a body line runs between: its head (a joint labelled or named head, else

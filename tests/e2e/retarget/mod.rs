@@ -4,6 +4,7 @@ mod carried_feet;
 mod clavicles_on_neck;
 mod control_rigs;
 mod creature_facing;
+mod creature_sides;
 mod creature_variants;
 mod creatures;
 mod feet_ik;

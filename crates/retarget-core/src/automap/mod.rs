@@ -166,7 +166,9 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
         // Names that collide across conventions (CMU's `Spine1` is a chest) give way to
         // labels that disagree.
         // So do a pelvis and a root beside the pelvis: MakeHuman's `Root` carries the body
-        // where an Unreal `root` lies on the floor under it.
+        // where an Unreal `root` lies on the floor under it; and a pelvis and a limb or
+        // spine beside it (a horse's `Hips` is a branch of its `Body` the legs do not hang
+        // from).
         let agrees = |s: usize| {
             let labels = match (source.label(s), target.label(t)) {
                 (Some(a), Some(b)) => a == b,
@@ -179,6 +181,14 @@ fn name_pairs(source: &RigSide, target: &RigSide) -> Vec<Option<(usize, MapMetho
                 (kind(source, s), kind(target, t)),
                 (Some(ChainKind::Root), Some(ChainKind::Pelvis))
                     | (Some(ChainKind::Pelvis), Some(ChainKind::Root))
+                    | (
+                        Some(ChainKind::Pelvis),
+                        Some(ChainKind::Limb | ChainKind::Spine)
+                    )
+                    | (
+                        Some(ChainKind::Limb | ChainKind::Spine),
+                        Some(ChainKind::Pelvis)
+                    )
             );
             labels && places
         };

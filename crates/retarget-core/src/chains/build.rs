@@ -4,7 +4,7 @@
 //! it and the limbs are spine; above it is root.
 
 use super::tags::tag_limb;
-use super::{Chain, ChainKind, ChainSkeleton, Tags};
+use super::{Chain, ChainKind, ChainSkeleton, Depth, Lateral, LimbType, Tags};
 use crate::skeleton::is_ancestor_in;
 use glam::Vec3;
 
@@ -192,7 +192,28 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
         crate::skeleton::common_ancestor_in(parents, &points).unwrap_or(0)
     };
     let mut chains = Vec::new();
-    let tagger = super::tags::Tagger::new(frame, pelvis, &limbs_start(&segs, &limbs, attach));
+    let effectors_of = |s: usize| {
+        segs[s]
+            .children
+            .iter()
+            .filter(|&&c| class[c] == Class::Effector)
+            .count()
+    };
+    // A limb hung beside the body (not below the pelvis) is a helper.
+    let inside = |s: usize| {
+        let first = segs[s].joints[0];
+        first == pelvis || is_ancestor_in(parents, pelvis, first)
+    };
+    let inputs: Vec<super::tags::LimbInput> = limbs
+        .iter()
+        .filter(|&&s| inside(s))
+        .map(|&s| super::tags::LimbInput {
+            joints: &segs[s].joints,
+            attach: attach(s),
+            effectors: effectors_of(s),
+        })
+        .collect();
+    let tagger = super::tags::Tagger::new(frame, pelvis, &inputs);
     for (s, seg) in segs.iter().enumerate() {
         match class[s] {
             Class::Trunk => trunk_chains(seg, pelvis, parents, &mut chains),
@@ -203,38 +224,55 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
                 } else {
                     ChainKind::Effector
                 };
-                // A limb hung beside the body (not below the pelvis) is a helper.
-                let inside =
-                    seg.joints[0] == pelvis || is_ancestor_in(parents, pelvis, seg.joints[0]);
-                if !inside {
+                if !inside(s) {
                     chains.push(plain(ChainKind::Helper, seg.joints.clone()));
                     continue;
                 }
-                let effectors = seg
-                    .children
-                    .iter()
-                    .filter(|&&c| class[c] == Class::Effector)
-                    .count();
                 chains.push(Chain {
                     kind,
-                    tags: tag_limb(&tagger, &seg.joints, effectors),
+                    tags: tag_limb(&tagger, &seg.joints, effectors_of(s)),
                     joints: seg.joints.clone(),
                 });
             }
         }
     }
+    trunk_between_legs(&mut chains, frame, pelvis);
     ChainSkeleton { chains }
 }
 
-fn limbs_start(
-    segs: &[Segment],
-    limbs: &[usize],
-    attach: impl Fn(usize) -> usize,
-) -> Vec<(usize, usize)> {
-    limbs
-        .iter()
-        .map(|&s| (segs[s].joints[0], attach(s)))
-        .collect()
+/// A centre branch of the pelvis that lies wholly between the front and hind legs'
+/// shoulders and hips is the body's spine, not a limb (the Quaternius horse hangs its legs,
+/// neck and tail from `Body` and runs `Hips … Torso` along its back beside them).
+fn trunk_between_legs(chains: &mut [Chain], frame: &BuildFrame, pelvis: usize) {
+    let forward = Vec3::new(frame.forward.x, 0.0, frame.forward.z)
+        .try_normalize()
+        .unwrap_or(Vec3::Z);
+    let depth = |j: usize| frame.positions[j].dot(forward);
+    let legs = |d: Depth| {
+        chains
+            .iter()
+            .filter(|c| c.kind == ChainKind::Limb && c.tags.limb == LimbType::Leg)
+            .filter(|c| c.tags.lateral != Lateral::Center && c.tags.depth == d)
+            .map(|c| depth(c.start()))
+            .collect::<Vec<f32>>()
+    };
+    let (front, back) = (legs(Depth::Front), legs(Depth::Back));
+    if front.len() < 2 || back.len() < 2 {
+        return;
+    }
+    let lo = back.iter().copied().fold(f32::MIN, f32::max);
+    let hi = front.iter().copied().fold(f32::MAX, f32::min);
+    for c in chains.iter_mut().filter(|c| {
+        c.kind == ChainKind::Limb
+            && c.joints.len() >= 2
+            && c.tags.lateral == Lateral::Center
+            && c.tags.limb == LimbType::Generic
+            && frame.parents[c.start()] == Some(pelvis)
+            && c.joints.iter().all(|&j| (lo..hi).contains(&depth(j)))
+    }) {
+        c.kind = ChainKind::Spine;
+        c.tags = Tags::default();
+    }
 }
 
 fn plain(kind: ChainKind, joints: Vec<usize>) -> Chain {

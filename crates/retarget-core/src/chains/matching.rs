@@ -219,6 +219,23 @@ fn spine_matches(source: &Side, target: &Side, limbs: &[ChainMatch], out: &mut V
             .map(|m| m.source)
             .collect();
         if carried.is_empty() {
+            // A spine that carries no limb (a horse's back run beside its legs) takes the
+            // source's spine from the pelvis.
+            let from_pelvis = |side: &Side, c: usize| {
+                side.parents[side.chains.chains[c].start()] == side.chains.pelvis()
+            };
+            if from_pelvis(target, t)
+                && let Some(&s) = s_spines
+                    .iter()
+                    .filter(|&&s| from_pelvis(source, s))
+                    .max_by_key(|&&s| source.chains.chains[s].joints.len())
+            {
+                out.push(ChainMatch {
+                    target: t,
+                    source: s,
+                    score: 0.5,
+                });
+            }
             continue;
         }
         let best = s_spines

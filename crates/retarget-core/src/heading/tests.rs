@@ -182,3 +182,36 @@ fn an_upright_body_on_the_spot_says_nothing() {
     );
     assert_eq!(read(&skeleton, &clip, &vec![None; skeleton.len()]), None);
 }
+
+#[test]
+fn a_clip_that_turns_the_body_on_the_spot_leaves_the_facing_its_stance_says() {
+    // A death that rolls the body a quarter turn about the vertical: over the clip its body
+    // line points 45° off on average; the pose it stands in faces +X.
+    let (skeleton, mut clip) = quadruped(Vec3::X, Vec3::X, 0.0);
+    let turned = Quat::from_rotation_y(90f32.to_radians());
+    let mut tracks = vec![JointTracks::default(); skeleton.len()];
+    tracks[1].rotation = Some(
+        Track::new(
+            vec![0.0, 1.0],
+            vec![Quat::IDENTITY, turned],
+            Interpolation::Linear,
+        )
+        .unwrap(),
+    );
+    clip = Clip::new(clip.name.clone(), tracks, Some(30.0));
+    let reading = read(&skeleton, &clip, &vec![None; skeleton.len()]).unwrap();
+    assert!(
+        reading.forward.abs_diff_eq(Vec3::X, 1e-4),
+        "{}",
+        reading.describe()
+    );
+    assert!(
+        matches!(
+            reading.evidence,
+            ForwardEvidence::BodyLine { frames: None, .. }
+        ),
+        "{}",
+        reading.describe()
+    );
+    assert!(reading.describe().contains("in the pose it stands in"));
+}
