@@ -93,14 +93,10 @@ impl BodyMemo {
 
 #[cfg(test)]
 mod tests {
-    use crate::io::ImportOptions;
     use crate::session::Session;
-    use std::path::Path;
 
     fn cesium() -> Session {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        let (src, tgt) = (root.join("bvh/02_01.bvh"), root.join("gltf/CesiumMan.glb"));
-        Session::automatic(&src, &tgt, &ImportOptions::default()).unwrap()
+        crate::session::walk_on_cesium()
     }
 
     #[test]

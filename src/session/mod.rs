@@ -634,10 +634,17 @@ pub(crate) fn crossed_walk_on_cesium(
 /// session the unit tests of the session and the panels start from.
 #[cfg(test)]
 pub(crate) fn walk_on_cesium() -> Session {
+    walk_onto("gltf/CesiumMan.glb")
+}
+
+/// The bundled CMU walk on the bundled asset `target` (a path under `assets/`), set up
+/// automatically.
+#[cfg(test)]
+pub(crate) fn walk_onto(target: &str) -> Session {
     let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
     Session::automatic(
         &assets.join("bvh/02_01.bvh"),
-        &assets.join("gltf/CesiumMan.glb"),
+        &assets.join(target),
         &crate::io::ImportOptions::default(),
     )
     .unwrap()

@@ -208,7 +208,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::session::Edit;
-    use crate::session::walk_on_cesium;
+    use crate::session::{walk_on_cesium, walk_onto};
 
     /// The BVH's unit and up are open to choice with their evidence; the glTF's are
     /// declared and fixed; both name their limbs.
@@ -265,13 +265,7 @@ mod tests {
     /// kept, and the project reopens it in the picked unit.
     #[test]
     fn an_fbx_unit_picked_scales_the_target_and_is_kept_in_the_project() {
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        let mut s = Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &assets.join("fbx/CesiumMan.fbx"),
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap();
+        let mut s = walk_onto("fbx/CesiumMan.fbx");
         let read = side_reading(&s.target);
         assert!(read.unit_choosable && read.up_choosable, "{read:?}");
         let map = s.map.clone();
@@ -307,14 +301,7 @@ mod tests {
     #[test]
     fn an_fbx_up_picked_turns_the_target_and_is_kept_in_the_project() {
         use crate::core::Axis;
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        let target = assets.join("fbx/CesiumMan.fbx");
-        let mut s = Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &target,
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap();
+        let mut s = walk_onto("fbx/CesiumMan.fbx");
         let declared = s.target.asset.up;
         assert_eq!(declared, Axis::PosY, "CesiumMan's FBX declares +Y");
         let bind_extent = |s: &Session, axis: usize| {
@@ -348,13 +335,7 @@ mod tests {
     #[test]
     fn every_joint_taken_as_the_body_reads_the_side_again_and_undo_puts_the_skin_back() {
         use crate::io::project::BodyJoints;
-        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        let mut s = Session::automatic(
-            &assets.join("bvh/02_01.bvh"),
-            &assets.join("gltf/ik_controls/quaternius_knight_ikfeet_swapped_thumbs.glb"),
-            &crate::io::ImportOptions::default(),
-        )
-        .unwrap();
+        let mut s = walk_onto("gltf/ik_controls/quaternius_knight_ikfeet_swapped_thumbs.glb");
         let read = side_reading(&s.target);
         assert!(
             read.body_choosable && read.body == BodyJoints::Skin,

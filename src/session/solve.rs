@@ -150,19 +150,10 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use crate::io::ImportOptions;
-    use crate::session::Session;
-    use std::path::Path;
 
     #[test]
     fn the_walk_plants_both_feet_in_turn() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-        let mut s = Session::automatic(
-            &root.join("bvh/02_01.bvh"),
-            &root.join("gltf/CesiumMan.glb"),
-            &ImportOptions::default(),
-        )
-        .unwrap();
+        let mut s = crate::session::walk_on_cesium();
         let feet = s.foot_contacts(None).unwrap();
         assert_eq!(feet.len(), 2);
         for f in &feet {

@@ -3,7 +3,7 @@
 //! its effectors); the pelvis is the lowest joint carrying every limb; the segments between
 //! it and the limbs are spine; above it is root.
 
-use super::tags::tag_limb;
+use super::tags::{Tagger, tag_limb};
 use super::{Chain, ChainKind, ChainSkeleton, Depth, Lateral, LimbType, Tags};
 use crate::skeleton::is_ancestor_in;
 use glam::Vec3;
@@ -213,7 +213,7 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
             effectors: effectors_of(s),
         })
         .collect();
-    let tagger = super::tags::Tagger::new(frame, pelvis, &inputs);
+    let tagger = Tagger::new(frame, pelvis, &inputs);
     for (s, seg) in segs.iter().enumerate() {
         match class[s] {
             Class::Trunk => trunk_chains(seg, pelvis, parents, &mut chains),
@@ -236,18 +236,15 @@ pub fn build(frame: &BuildFrame) -> ChainSkeleton {
             }
         }
     }
-    trunk_between_legs(&mut chains, frame, pelvis);
+    trunk_between_legs(&mut chains, frame, &tagger, pelvis);
     ChainSkeleton { chains }
 }
 
 /// A centre branch of the pelvis that lies wholly between the front and hind legs'
 /// shoulders and hips is the body's spine, not a limb (the Quaternius horse hangs its legs,
 /// neck and tail from `Body` and runs `Hips … Torso` along its back beside them).
-fn trunk_between_legs(chains: &mut [Chain], frame: &BuildFrame, pelvis: usize) {
-    let forward = Vec3::new(frame.forward.x, 0.0, frame.forward.z)
-        .try_normalize()
-        .unwrap_or(Vec3::Z);
-    let depth = |j: usize| frame.positions[j].dot(forward);
+fn trunk_between_legs(chains: &mut [Chain], frame: &BuildFrame, tagger: &Tagger, pelvis: usize) {
+    let depth = |j: usize| tagger.depth(j);
     let legs = |d: Depth| {
         chains
             .iter()

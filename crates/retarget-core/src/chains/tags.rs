@@ -40,7 +40,7 @@ struct Reading {
     /// Its side from where it lies, not from its names.
     placed_side: Lateral,
     named: bool,
-    /// Its tip (a leaf bone's end, guessed as long as the bone before it) near the floor.
+    /// Its last joint near the floor.
     grounded: bool,
     /// Its tip well below its first joint.
     hangs: bool,
@@ -98,6 +98,11 @@ impl<'a> Tagger<'a> {
             .map(|(l, tags)| (l.joints[0], tags))
             .collect();
         t
+    }
+
+    /// How far forward joint `j` lies, along the character's facing.
+    pub(super) fn depth(&self, j: usize) -> f32 {
+        self.positions[j].dot(self.forward)
     }
 
     /// A limb's tags from its own shape and names.
